@@ -1,0 +1,66 @@
+"""Frozen values: types, atoms, domains, problems, ground actions and plans."""
+
+from plansmith.model._canonical import JSONValue, canonical_json, canonical_value, content_hash
+from plansmith.model._domain import (
+    ActionSchema,
+    Domain,
+    Method,
+    NamedGoal,
+    Number,
+    Ordered,
+    Parallel,
+    Predicate,
+    TaskCall,
+    TaskSchema,
+    Tier,
+)
+from plansmith.model._ground import GroundAction, State
+from plansmith.model._logic import (
+    ROOT_TYPE,
+    Atom,
+    Condition,
+    Equality,
+    Literal,
+    TypedName,
+    TypeHierarchy,
+)
+from plansmith.model._plan import PLAN_FORMAT, PLAN_FORMAT_VERSION, DecompositionNode, Plan, Step
+from plansmith.model._problem import Problem
+
+__all__ = [
+    # logic
+    "ROOT_TYPE",
+    "Atom",
+    "Literal",
+    "Equality",
+    "Condition",
+    "TypedName",
+    "TypeHierarchy",
+    # domains and problems
+    "Number",
+    "Tier",
+    "Predicate",
+    "ActionSchema",
+    "TaskCall",
+    "Ordered",
+    "Parallel",
+    "Method",
+    "TaskSchema",
+    "NamedGoal",
+    "Domain",
+    "Problem",
+    # ground
+    "State",
+    "GroundAction",
+    # plans
+    "PLAN_FORMAT",
+    "PLAN_FORMAT_VERSION",
+    "Step",
+    "DecompositionNode",
+    "Plan",
+    # canonical JSON
+    "JSONValue",
+    "canonical_value",
+    "canonical_json",
+    "content_hash",
+]

@@ -1,0 +1,33 @@
+"""Problems: objects, an initial state, and a goal or a task list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from plansmith.model._domain import Domain, Number, TaskCall
+from plansmith.model._logic import Atom, Condition, TypedName
+
+__all__ = ["Problem"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A problem over ``domain``: a classical goal, an HTN task list, or both.
+
+    ``init`` holds the true ground atoms (closed world). ``function_values``
+    gives numeric function values (PDDL action costs) as sorted pairs.
+    """
+
+    name: str
+    domain: Domain
+    objects: tuple[TypedName, ...] = ()
+    init: frozenset[Atom] = frozenset()
+    goal: tuple[Condition, ...] = ()
+    tasks: tuple[TaskCall, ...] = ()
+    function_values: tuple[tuple[Atom, Number], ...] = ()
+    source: str | None = field(default=None, compare=False, hash=False, repr=False)
+
+    @property
+    def all_objects(self) -> tuple[TypedName, ...]:
+        """The domain's constants, then the problem's objects."""
+        return self.domain.constants + self.objects
