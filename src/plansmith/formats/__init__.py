@@ -1,3 +1,34 @@
 """Text to model and back: YAML/JSON domains and problems, PDDL, plan JSON, renderings."""
 
-__all__: list[str] = []
+from plansmith.formats._gtpyhop import load_gtpyhop_package, py_domain_of
+from plansmith.formats._load import (
+    SYNTAXES,
+    Syntax,
+    load_domain,
+    load_problem,
+    parse_domain,
+    parse_problem,
+    syntax_of,
+)
+from plansmith.formats._plan_json import parse_plan_json, plan_to_json
+from plansmith.formats._render import render_dot, render_mermaid, render_text
+
+__all__ = [
+    # domains and problems (YAML, JSON, PDDL)
+    "Syntax",
+    "SYNTAXES",
+    "syntax_of",
+    "load_domain",
+    "load_problem",
+    "parse_domain",
+    "parse_problem",
+    # GTPyhop domain packages (domain.py + problems.py)
+    "load_gtpyhop_package",
+    "py_domain_of",
+    # plans
+    "plan_to_json",
+    "parse_plan_json",
+    "render_text",
+    "render_mermaid",
+    "render_dot",
+]

@@ -24,8 +24,17 @@ from plansmith.model._logic import (
     TypedName,
     TypeHierarchy,
 )
-from plansmith.model._plan import PLAN_FORMAT, PLAN_FORMAT_VERSION, DecompositionNode, Plan, Step
+from plansmith.model._plan import (
+    PLAN_FORMAT,
+    PLAN_FORMAT_VERSION,
+    DecompositionNode,
+    Plan,
+    SettingValue,
+    Step,
+    StepArg,
+)
 from plansmith.model._problem import Problem
+from plansmith.model._pydomain import PyCallable, PyDomain, PyProblem
 
 __all__ = [
     # logic
@@ -49,12 +58,18 @@ __all__ = [
     "NamedGoal",
     "Domain",
     "Problem",
+    # Python-function (GTPyhop-style) domains
+    "PyCallable",
+    "PyDomain",
+    "PyProblem",
     # ground
     "State",
     "GroundAction",
     # plans
     "PLAN_FORMAT",
     "PLAN_FORMAT_VERSION",
+    "SettingValue",
+    "StepArg",
     "Step",
     "DecompositionNode",
     "Plan",

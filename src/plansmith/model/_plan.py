@@ -12,15 +12,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from plansmith.model._canonical import JSONValue, canonical_value, content_hash
+from plansmith.model._canonical import JSONValue, canonical_json, canonical_value, content_hash
 from plansmith.model._domain import Number, Tier
 
-__all__ = ["PLAN_FORMAT", "PLAN_FORMAT_VERSION", "Step", "DecompositionNode", "Plan"]
+__all__ = [
+    "PLAN_FORMAT",
+    "PLAN_FORMAT_VERSION",
+    "SettingValue",
+    "StepArg",
+    "Step",
+    "DecompositionNode",
+    "Plan",
+]
 
 PLAN_FORMAT = "plansmith.plan"
 PLAN_FORMAT_VERSION = 1
 
 SettingValue = str | int | float | bool | None
+
+#: An argument of a step: an object name (classical and YAML HTN plans), or any
+#: JSON scalar (plans of Python-function domains, whose actions take numbers).
+StepArg = str | int | float | bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,13 +41,14 @@ class Step:
 
     id: str
     action: str
-    args: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()  # widened to StepArg at the end of HTN work
     cost: Number = 1
     after: tuple[str, ...] = ()
     tier: Tier = Tier.WRITE
 
     def __str__(self) -> str:
-        return f"{self.action}({', '.join(self.args)})"
+        text = ", ".join(a if isinstance(a, str) else canonical_json(a) for a in self.args)
+        return f"{self.action}({text})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +74,7 @@ class Plan:
     settings: tuple[tuple[str, SettingValue], ...] = ()
     decomposition: tuple[DecompositionNode, ...] = ()
     version: int = PLAN_FORMAT_VERSION
-    _hash: str = field(default="", compare=False, repr=False)
+    _hash: str = field(default="", init=False, compare=False, repr=False)
 
     @property
     def cost(self) -> Number:
