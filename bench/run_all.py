@@ -1,0 +1,29 @@
+"""Run every benchmark in bench/, one after the other (``make bench``).
+
+Each benchmark runs plansmith and its peer in the same run and prints the ratio;
+docs/benchmarks.md records the figures and the command that produced them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ORDER = ["bench_pddl_readers.py", "bench_classical.py", "bench_htn.py", "bench_executor.py"]
+
+
+def main() -> int:
+    failed = 0
+    for name in ORDER:
+        script = HERE / name
+        if not script.exists():
+            continue
+        print(f"\n=== {name}", flush=True)
+        failed += subprocess.run([sys.executable, str(script)], check=False).returncode != 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

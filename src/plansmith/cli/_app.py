@@ -1,0 +1,44 @@
+"""The Typer application and the error boundary shared by every command."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import NoReturn, ParamSpec, TypeVar
+
+import typer
+
+from plansmith.errors import PlansmithError
+
+__all__ = ["app", "fail", "guarded"]
+
+app = typer.Typer(
+    name="plansmith",
+    help="Plan first, then act: an MCP-native planning and orchestration engine.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def fail(error: PlansmithError) -> NoReturn:
+    """Print ``error`` (location, message, hint) on stderr and exit with its code."""
+    sys.stderr.write(f"error: {error}\n")
+    raise typer.Exit(error.exit_code)
+
+
+def guarded(fn: Callable[P, R]) -> Callable[P, R]:
+    """Turn plansmith errors raised by a command into a message and an exit code."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except PlansmithError as error:
+            fail(error)
+
+    return wrapper

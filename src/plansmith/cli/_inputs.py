@@ -1,0 +1,40 @@
+"""Reading the files a command names: domain, problem (or GTPyhop folder) and plan JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from plansmith.errors import InputError
+from plansmith.model import Plan, Problem
+
+__all__ = ["load_inputs", "read_plan_file"]
+
+
+def load_inputs(domain: Path, problem: Path | None, problem_name: str | None) -> Problem:
+    """The problem to plan: a domain file plus a problem file."""
+    from plansmith.formats import load_domain, load_problem
+
+    if problem is None:
+        raise InputError(
+            f"no problem file given for domain {domain}",
+            hint="pass a problem file after the domain, e.g. `plansmith plan domain.yaml problem.yaml`",
+        )
+    if problem_name is not None:
+        raise InputError(
+            "--problem names a problem in a GTPyhop folder, not in a problem file",
+            hint="drop --problem, or pass a GTPyhop folder as DOMAIN",
+        )
+    return load_problem(problem, load_domain(domain))
+
+
+def read_plan_file(path: Path) -> Plan:
+    """Read and check a plan JSON file."""
+    from plansmith.formats import parse_plan_json
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"no such plan file: {path}", hint="check the path") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read plan file {path}: {error}", hint="check the file") from None
+    return parse_plan_json(text, file=str(path))

@@ -1,0 +1,40 @@
+"""``plan(problem, options) -> Plan``: the one entry point of the planner.
+
+A problem with a goal and no tasks is planned by classical forward search; a
+problem with tasks (HTN) is decomposed. Either way the result is the same plan
+artifact: a DAG of ground steps with a content hash.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from plansmith.errors import ProblemError
+from plansmith.model import Plan, Problem
+from plansmith.planning._dag import build_plan
+from plansmith.planning._options import PlanOptions
+from plansmith.planning._solve import solve
+
+__all__ = ["plan"]
+
+
+def plan(
+    problem: Problem,
+    options: PlanOptions | None = None,
+    *,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Plan:
+    """Plan ``problem``. Raises UnsolvableError (none exists) or LimitReachedError."""
+    options = options or PlanOptions()
+    if problem.tasks:
+        from plansmith.planning.htn import plan_htn
+
+        return plan_htn(problem, options, clock=clock)
+    if not problem.goal:
+        raise ProblemError(
+            f"problem {problem.name!r} has neither a goal nor tasks",
+            hint="add `goal: [...]` (classical) or `tasks: [...]` (HTN) to the problem",
+        )
+    result = solve(problem, options, clock=clock)
+    return build_plan(problem, result.actions, options.settings())

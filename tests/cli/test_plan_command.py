@@ -1,0 +1,151 @@
+"""``plansmith plan``, ``validate`` and ``explain`` as a user calls them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from plansmith.cli import _register, app
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "doc-pipeline"
+PDDL = ROOT.parent / "shared" / "benchmarks" / "pddl"
+
+DOMAIN = """\
+domain: toy
+types: {item: object}
+predicates:
+  have: [item]
+  made: [item]
+actions:
+  make:
+    parameters: {i: item}
+    precondition: [have(i)]
+    effect: [made(i)]
+"""
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    _register()
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_plan_prints_text_plan_and_exits_zero() -> None:
+    code, out, _ = _invoke("plan", str(EXAMPLE / "domain.yaml"), str(EXAMPLE / "problem.yaml"))
+    assert code == 0
+    assert "summarise(notes)" in out
+    assert "index(q3)" in out
+
+
+def test_plan_format_json_prints_exactly_the_plan_json() -> None:
+    code, out, _ = _invoke(
+        "plan", str(EXAMPLE / "domain.yaml"), str(EXAMPLE / "problem.yaml"), "--format", "json"
+    )
+    assert code == 0
+    document = json.loads(out)
+    assert document["format"] == "plansmith.plan"
+    assert document["hash"].startswith("sha256:")
+    assert {s["action"] for s in document["steps"]} == {"summarise", "index"}
+
+
+def test_plan_output_file_then_validate_and_explain(tmp_path: Path) -> None:
+    plan_file = tmp_path / "plan.json"
+    domain, problem = str(EXAMPLE / "domain.yaml"), str(EXAMPLE / "problem.yaml")
+    code, out, _ = _invoke("plan", domain, problem, "--format", "json", "-o", str(plan_file))
+    assert code == 0
+    assert out == ""
+    assert json.loads(plan_file.read_text())["steps"]
+    code, out, _ = _invoke("validate", domain, problem, str(plan_file))
+    assert code == 0
+    assert "valid" in out
+    code, out, _ = _invoke("explain", domain, problem, str(plan_file))
+    assert code == 0
+    assert "summarise(notes)" in out
+
+
+def test_validate_rejects_a_tampered_plan_with_exit_one(tmp_path: Path) -> None:
+    domain, problem = str(EXAMPLE / "domain.yaml"), str(EXAMPLE / "problem.yaml")
+    plan_file = tmp_path / "plan.json"
+    assert _invoke("plan", domain, problem, "--format", "json", "-o", str(plan_file))[0] == 0
+    from dataclasses import replace
+
+    from plansmith.formats import parse_plan_json, plan_to_json
+
+    plan = parse_plan_json(plan_file.read_text())
+    kept = tuple(replace(s, after=()) for s in plan.steps if s.action != "summarise")
+    plan_file.write_text(plan_to_json(replace(plan, steps=kept)))
+    code, _, err = _invoke("validate", domain, problem, str(plan_file))
+    assert code == 1
+    assert "summarised" in err
+
+
+def test_unsolvable_problem_exits_three(tmp_path: Path) -> None:
+    domain = _write(tmp_path, "d.yaml", DOMAIN)
+    problem = _write(
+        tmp_path, "p.yaml", "problem: p\ndomain: toy\nobjects: {a: item}\ninit: []\ngoal: [made(a)]\n"
+    )
+    code, _, err = _invoke("plan", str(domain), str(problem))
+    assert code == 3
+    assert "unsolvable" in err.lower() or "no plan" in err.lower()
+
+
+def test_node_limit_exits_four() -> None:
+    task = PDDL / "blocks" / "task16.pddl"
+    code, _, err = _invoke("plan", str(PDDL / "blocks" / "domain.pddl"), str(task), "--node-limit", "1")
+    assert code == 4
+    assert "limit" in err.lower()
+
+
+def test_malformed_problem_exits_two_with_location(tmp_path: Path) -> None:
+    domain = _write(tmp_path, "d.yaml", DOMAIN)
+    problem = _write(
+        tmp_path, "p.yaml", "problem: p\ndomain: toy\nobjects: {a: item}\ninit: [hav(a)]\ngoal: [made(a)]\n"
+    )
+    code, _, err = _invoke("plan", str(domain), str(problem))
+    assert code == 2
+    assert f"{problem}:4" in err
+    assert "hint" in err
+
+
+def test_missing_problem_file_exits_two(tmp_path: Path) -> None:
+    code, _, err = _invoke("plan", str(EXAMPLE / "domain.yaml"), str(tmp_path / "nope.yaml"))
+    assert code == 2
+    assert "nope.yaml" in err
+
+
+@pytest.mark.parametrize("fmt", ["mermaid", "dot", "text"])
+def test_plan_renders_other_formats(fmt: str) -> None:
+    code, out, _ = _invoke(
+        "plan", str(EXAMPLE / "domain.yaml"), str(EXAMPLE / "problem.yaml"), "--format", fmt
+    )
+    assert code == 0
+    assert "index" in out
+
+
+def test_plan_bytes_are_identical_across_hash_seeds() -> None:
+    domain, task = PDDL / "logistics" / "domain.pddl", PDDL / "logistics" / "task07.pddl"
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        proc = subprocess.run(
+            [sys.executable, "-m", "plansmith", "plan", str(domain), str(task), "--format", "json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        outputs.add(proc.stdout)
+    assert len(outputs) == 1
