@@ -6,6 +6,23 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: install demo test check bench clean
 
+# The lab server (src/plansmith/domains/lab/server.py) runs in its own venv:
+# opentrons 9.1.2 imports on Python 3.11 (10.x does not) and pins jsonschema<4.18,
+# which clashes with the mcp 2.x of the main venv. See docs/lab.md.
+LAB_PYTHON ?= $(shell command -v python3.11 || echo $(PYTHON))
+LAB_VENV   := .venv-lab
+LAB_STAMP  := $(LAB_VENV)/.installed-stamp
+
+.PHONY: lab-venv
+
+$(LAB_STAMP):
+	$(LAB_PYTHON) -m venv $(LAB_VENV)
+	$(LAB_VENV)/bin/pip install --quiet --upgrade pip
+	$(LAB_VENV)/bin/pip install --quiet 'opentrons==9.1.2' 'mcp==1.9.4' 'pydantic<2.12'
+	touch $(LAB_STAMP)
+
+lab-venv: $(LAB_STAMP)
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -14,10 +31,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-demo: $(STAMP)
+demo: $(STAMP) $(LAB_STAMP)
 	$(BIN)/plansmith demo
 
-test: $(STAMP)
+test: $(STAMP) $(LAB_STAMP)
 	scripts/test
 
 check: $(STAMP)
@@ -27,4 +44,5 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage
+	rm -rf $(VENV) .venv-lab .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage
+

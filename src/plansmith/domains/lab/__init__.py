@@ -1,0 +1,34 @@
+"""The lab domain: PCR plate preparation on an Opentrons Flex, run on the protocol simulator.
+
+- ``pcr/domain.yaml``: the ``flex-pcr`` HTN domain; ``problem_for`` writes its problems.
+- ``pcr/bindings.yaml``: every action bound to a tool of the ``plansmith-lab`` server.
+- ``pcr/servers.json``: the server's three roles (movement, liquid, modules) over one robot.
+- ``server.py``: the server. It runs in its own virtual environment (``make lab-venv``
+  builds ``.venv-lab``), because ``opentrons`` pins dependencies that clash with
+  plansmith's; see docs/lab.md.
+
+Nothing here imports ``opentrons`` or ``mcp``.
+"""
+
+from pathlib import Path
+
+from plansmith.domains.lab._pcr import BATCH, CHANNELS, PIPETTES, problem_for, units_for
+
+__all__ = [
+    "problem_for",
+    "units_for",
+    "BATCH",
+    "CHANNELS",
+    "PIPETTES",
+    "LAB_DIR",
+    "PCR_DOMAIN",
+    "PCR_BINDINGS",
+    "PCR_SERVERS",
+    "SERVER_SCRIPT",
+]
+
+LAB_DIR = Path(__file__).resolve().parent
+PCR_DOMAIN = LAB_DIR / "pcr" / "domain.yaml"
+PCR_BINDINGS = LAB_DIR / "pcr" / "bindings.yaml"
+PCR_SERVERS = LAB_DIR / "pcr" / "servers.json"
+SERVER_SCRIPT = LAB_DIR / "server.py"

@@ -1,0 +1,133 @@
+"""The three logical servers (movement, liquid, modules): their tools, and one shared robot."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from _labclient import SKIP_REASON, call, lab_client, labtools, refusal
+
+from plansmith.domains.lab import LAB_DIR
+
+needs_lab_venv = pytest.mark.skipif(SKIP_REASON is not None, reason=str(SKIP_REASON))
+
+COMMON = {"get_deck_state", "get_run_log", "reset_robot"}
+MOVEMENT = {
+    "load_labware",
+    "load_adapter",
+    "load_trash_bin",
+    "load_instrument",
+    "pick_up_tip",
+    "drop_tip",
+    "move_to_well",
+    "move_labware",
+    "replace_tip_rack",
+}
+LIQUID = {"aspirate", "dispense", "mix", "blow_out"}
+MODULES = {
+    "load_module",
+    "thermocycler_open_lid",
+    "thermocycler_close_lid",
+    "thermocycler_set_block_temperature",
+    "thermocycler_set_lid_temperature",
+    "thermocycler_run_profile",
+    "thermocycler_deactivate_lid",
+    "thermocycler_deactivate",
+    "temperature_module_set_temperature",
+    "temperature_module_deactivate",
+    "heater_shaker_set_temperature",
+    "heater_shaker_shake",
+    "heater_shaker_stop_shaking",
+    "heater_shaker_set_latch",
+    "heater_shaker_deactivate",
+}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def test_every_tool_belongs_to_one_role_and_all_has_them_all() -> None:
+    tools = labtools()
+    assert set(tools.TOOLS) == COMMON | MOVEMENT | LIQUID | MODULES
+    assert {t.name for t in tools.tools_for("all")} == set(tools.TOOLS)
+    assert {t.name for t in tools.tools_for("liquid")} == COMMON | LIQUID
+    with pytest.raises(ValueError, match="unknown role 'pipetting'"):
+        tools.tools_for("pipetting")
+
+
+@pytest.mark.anyio
+@needs_lab_venv
+async def test_three_role_servers_drive_one_simulated_robot(tmp_path: Path) -> None:
+    robot = tmp_path / "robot"
+    async with (
+        lab_client("movement", robot) as movement,
+        lab_client("liquid", robot) as liquid,
+        lab_client("modules", robot) as modules,
+    ):
+        for client, expected in ((movement, MOVEMENT), (liquid, LIQUID), (modules, MODULES)):
+            listed = {t.name for t in (await client.list_tools()).tools}
+            assert listed == COMMON | expected
+        assert "Unknown tool: aspirate" in await refusal(movement, "aspirate", pipette="p8")
+
+        await call(modules, "load_module", model="thermocyclerModuleV2", location="slot_B1")
+        plate = "opentrons_96_wellplate_200ul_pcr_full_skirt"
+        await call(movement, "load_labware", load_name=plate, location="thermocycler", name="pcr")
+        await call(
+            movement, "load_labware", load_name="opentrons_flex_96_tiprack_50ul", location="C3"
+        )
+        await call(movement, "load_trash_bin", location="A3")
+        await call(
+            movement,
+            "load_instrument",
+            instrument_name="flex_8channel_1000",
+            mount="left",
+            name="p8",
+        )
+        picked = await call(movement, "pick_up_tip", pipette="p8", tip_rack="C3")
+        assert picked["well"] == "A1"
+
+        closed = await refusal(
+            liquid, "aspirate", pipette="p8", volume=10, labware="pcr", well="A1"
+        )
+        assert "Thermocycler must be open" in closed
+        assert (await call(modules, "thermocycler_open_lid"))["lid_position"] == "open"
+        await call(liquid, "aspirate", pipette="p8", volume=10, labware="thermocycler", well="A1")
+
+        seen = await call(liquid, "get_deck_state")
+        assert seen["slots"] == {
+            "A1": "thermocycler",
+            "A3": "trash",
+            "B1": "thermocycler",
+            "C3": "opentrons_flex_96_tiprack_50ul",
+        }
+        assert (
+            seen["pipettes"][0] | {"has_tip": True, "current_volume": 10, "channels": 8}
+            == seen["pipettes"][0]
+        )
+        assert seen["modules"][0]["lid_position"] == "open"
+        assert seen == await call(movement, "get_deck_state")
+
+    # the last role server to leave took the robot with it: the same DIR starts afresh
+    async with lab_client("modules", robot) as modules:
+        fresh = await call(modules, "get_deck_state")
+        assert (fresh["labware"], fresh["modules"], fresh["command_count"]) == ([], [], 0)
+
+
+def test_every_tool_is_a_robot_method_with_the_same_parameters() -> None:
+    methods = {
+        node.name.removeprefix("tool_"): node
+        for module in ("labrobot.py", "labmodules.py")
+        for node in ast.walk(
+            ast.parse((LAB_DIR / "labserver" / module).read_text(encoding="utf-8"))
+        )
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("tool_")
+    }
+    tools = labtools().TOOLS
+    assert set(methods) == set(tools)
+    for name, spec in tools.items():
+        args = methods[name].args
+        taken = [a.arg for a in [*args.args, *args.kwonlyargs] if a.arg != "self"]
+        assert taken == list(spec.signature.parameters), name
