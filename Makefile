@@ -5,6 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: install demo test check bench clean
+.DEFAULT_GOAL := install
 
 # The lab server (src/plansmith/domains/lab/server.py) runs in its own venv:
 # opentrons 9.1.2 imports on Python 3.11 (10.x does not) and pins jsonschema<4.18,

@@ -11,11 +11,19 @@ it happened (a :class:`Location`: file, line, column, or a step id) and a
     │   ├── DomainError                         a domain is inconsistent (unknown type, arity, ...)
     │   ├── ProblemError                        a problem does not fit its domain
     │   ├── UnsupportedFeatureError             a PDDL feature plansmith refuses to plan with
-    │   └── PlanFormatError                     a plan artifact is malformed or does not match
+    │   ├── PlanFormatError                     a plan artifact is malformed or does not match
+    │   ├── ServerConfigError                   an mcpServers file is malformed
+    │   ├── BindingError                        bindings do not fit the plan or the live tools
+    │   └── RunNotFoundError                    no run with that id in the run log
     ├── PlanningError                           the planner ran and gave no plan
     │   ├── UnsolvableError             exit 3  proved: no plan exists
     │   └── LimitReachedError           exit 4  the time or node limit stopped the search
-    └── PlanInvalidError                exit 1  ``validate`` found the plan wrong
+    ├── PlanInvalidError                exit 1  ``validate`` found the plan wrong
+    ├── ExecutionError                  exit 5  a run could not be carried out
+    │   ├── ServerStartError                    an MCP server did not start or answer
+    │   ├── ToolCallError                       one tool call failed (with its error class)
+    │   └── StepFailedError                     a step failed and no replan saved the run
+    └── ApprovalRequiredError           exit 6  the plan waits for a person to approve its hash
 
 Third-party exceptions (yaml, pydantic, json) are translated into this tree at
 the boundary where they occur; none escapes to a user as a traceback.
@@ -38,6 +46,14 @@ __all__ = [
     "UnsolvableError",
     "LimitReachedError",
     "PlanInvalidError",
+    "ServerConfigError",
+    "BindingError",
+    "RunNotFoundError",
+    "ExecutionError",
+    "ServerStartError",
+    "StepFailedError",
+    "ToolCallError",
+    "ApprovalRequiredError",
 ]
 
 
@@ -150,3 +166,81 @@ class PlanInvalidError(PlansmithError):
     """A plan failed validation against its problem. CLI exit code 1."""
 
     exit_code = 1
+
+
+class ServerConfigError(InputError):
+    """An ``mcpServers`` (or VS Code ``servers``) file is malformed."""
+
+
+class BindingError(InputError):
+    """Bindings do not fit the plan or the live tool catalog.
+
+    ``problems`` holds every problem found (each a located error), so that
+    ``plansmith check`` reports them all at once; the message summarises them.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        location: Location | None = None,
+        hint: str | None = None,
+        problems: tuple[PlansmithError, ...] = (),
+    ) -> None:
+        super().__init__(message, location=location, hint=hint)
+        self.problems = problems
+
+    def __str__(self) -> str:
+        if not self.problems:
+            return PlansmithError.__str__(self)
+        return "\n".join([self.message, *(f"  {p}" for p in self.problems)])
+
+
+class RunNotFoundError(InputError):
+    """No run with the given id is in the run log."""
+
+
+class ExecutionError(PlansmithError):
+    """A run could not be carried out. CLI exit code 5."""
+
+    exit_code = 5
+
+
+class ServerStartError(ExecutionError):
+    """An MCP server did not start, or did not answer its first requests."""
+
+
+class StepFailedError(ExecutionError):
+    """A step failed after its retries and no replan could save the run."""
+
+
+class ApprovalRequiredError(PlansmithError):
+    """The plan needs a person to approve its hash before it runs. CLI exit code 6."""
+
+    exit_code = 6
+
+
+class ToolCallError(ExecutionError):
+    """One tool call failed; ``error_class`` says how (the runner's retry rules use it).
+
+    ``error_class`` is one of ``transport_lost``, ``timeout``, ``tool_error``,
+    ``protocol_error`` and ``extraction_error``. ``retryable`` is set when the
+    server marked a tool error as worth retrying; ``progressed`` when the call
+    reported progress before it failed.
+    """
+
+    def __init__(
+        self,
+        error_class: str,
+        message: str,
+        *,
+        location: Location | None = None,
+        hint: str | None = None,
+        retryable: bool = False,
+        progressed: bool = False,
+    ) -> None:
+        super().__init__(message, location=location, hint=hint)
+        self.error_class = error_class
+        self.retryable = retryable
+        self.progressed = progressed
+        self.result: object | None = None  # the tool's result, when there was one

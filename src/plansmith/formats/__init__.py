@@ -1,6 +1,10 @@
 """Text to model and back: YAML/JSON domains and problems, PDDL, plan JSON, renderings."""
 
-from plansmith.formats._gtpyhop import load_gtpyhop_package, py_domain_of
+from plansmith.formats._gtpyhop import (
+    load_gtpyhop_package,
+    load_gtpyhop_problems,
+    py_domain_of,
+)
 from plansmith.formats._load import (
     SYNTAXES,
     Syntax,
@@ -24,6 +28,7 @@ __all__ = [
     "parse_problem",
     # GTPyhop domain packages (domain.py + problems.py)
     "load_gtpyhop_package",
+    "load_gtpyhop_problems",
     "py_domain_of",
     # plans
     "plan_to_json",
