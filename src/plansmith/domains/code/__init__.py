@@ -1,0 +1,27 @@
+"""The code-tools domain: ``plansmith-code``, a sandboxed, tiered MCP server for coding agents.
+
+See :mod:`plansmith.domains.code.server` and ``docs/code-tools.md``.
+"""
+
+from plansmith.domains.code._audit import verify_chain
+from plansmith.domains.code._config import Commands, ServerConfig, Timeouts, load_config
+from plansmith.domains.code._errors import RefusedError, UnavailableError
+from plansmith.domains.code._paths import Sandbox
+from plansmith.domains.code._redact import redact
+from plansmith.domains.code._sessions import SessionManager
+from plansmith.domains.code._tiers import TOOL_TIERS, Tier
+
+__all__ = [
+    "ServerConfig",
+    "Commands",
+    "Timeouts",
+    "load_config",
+    "Tier",
+    "TOOL_TIERS",
+    "Sandbox",
+    "SessionManager",
+    "RefusedError",
+    "UnavailableError",
+    "redact",
+    "verify_chain",
+]
