@@ -1,0 +1,75 @@
+"""The research domain: decompose a question, search several sources, verify, report.
+
+The corpus MCP server lives in :mod:`plansmith.domains.research.corpus_server`
+(it imports the MCP SDK, so it is not imported here). This package exports the
+parts that need neither the SDK nor a runner: the question classifier and
+problem writer, the evidence readers, the trace and the report writer. The
+verifier is :mod:`plansmith.domains.research.verify`.
+"""
+
+from plansmith.domains.research._evidence import (
+    evidence_from_fetch,
+    evidence_from_hit,
+    evidence_from_search,
+    subject_of,
+)
+from plansmith.domains.research._problem import (
+    ResearchProblem,
+    problem_for,
+    problem_yaml,
+    read_research_header,
+    research_problem,
+    source_object,
+)
+from plansmith.domains.research._questions import DEFAULT_CRITERIA, Question, QuestionKind, classify
+from plansmith.domains.research._report import Citation, Report, write_report
+from plansmith.domains.research._sources import (
+    DOMAIN_DIR,
+    DOMAIN_FILE,
+    PLANTED_DIR,
+    PYTHON_DOCS_EXCLUDES,
+    PYTHON_DOCS_ROOTS,
+    find_python_docs,
+    server_config,
+)
+from plansmith.domains.research._subquestions import Budget, Decision, Subquestion, propose, select
+from plansmith.domains.research._trace import CallRecord, ResearchTrace, SubquestionRecord, Usage
+
+__all__ = [
+    # files and sources
+    "DOMAIN_DIR",
+    "DOMAIN_FILE",
+    "PLANTED_DIR",
+    "PYTHON_DOCS_ROOTS",
+    "PYTHON_DOCS_EXCLUDES",
+    "find_python_docs",
+    "server_config",
+    # questions and problems
+    "QuestionKind",
+    "Question",
+    "DEFAULT_CRITERIA",
+    "classify",
+    "Budget",
+    "Subquestion",
+    "Decision",
+    "propose",
+    "select",
+    "ResearchProblem",
+    "research_problem",
+    "problem_yaml",
+    "problem_for",
+    "read_research_header",
+    "source_object",
+    # evidence, trace, report
+    "evidence_from_hit",
+    "evidence_from_search",
+    "evidence_from_fetch",
+    "subject_of",
+    "CallRecord",
+    "SubquestionRecord",
+    "Usage",
+    "ResearchTrace",
+    "Citation",
+    "Report",
+    "write_report",
+]
