@@ -7,14 +7,18 @@ import pkgutil
 
 import plansmith
 
-PUBLIC_PACKAGES = ["plansmith", "plansmith.errors", "plansmith.model", "plansmith.formats", "plansmith.planning"]
+PUBLIC_PACKAGES = [
+    "plansmith",
+    "plansmith.errors",
+    "plansmith.model",
+    "plansmith.formats",
+    "plansmith.planning",
+]
 
 
 def _modules() -> list[str]:
-    names = ["plansmith"]
-    for info in pkgutil.walk_packages(plansmith.__path__, "plansmith."):
-        names.append(info.name)
-    return names
+    found = pkgutil.walk_packages(plansmith.__path__, "plansmith.")
+    return ["plansmith", *(info.name for info in found)]
 
 
 def test_every_module_declares_all() -> None:
@@ -30,13 +34,14 @@ def test_every_name_in_all_exists() -> None:
     broken = []
     for name in _modules():
         module = importlib.import_module(name)
-        for symbol in getattr(module, "__all__", []):
-            if not hasattr(module, symbol):
-                broken.append(f"{name}.{symbol}")
+        exported = getattr(module, "__all__", [])
+        broken.extend(f"{name}.{s}" for s in exported if not hasattr(module, s))
     assert broken == []
 
 
 def test_public_packages_export_only_public_names() -> None:
     for name in PUBLIC_PACKAGES:
         module = importlib.import_module(name)
-        assert all(not symbol.startswith("_") or symbol == "__version__" for symbol in module.__all__), name
+        assert all(
+            not symbol.startswith("_") or symbol == "__version__" for symbol in module.__all__
+        ), name

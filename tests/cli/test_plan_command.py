@@ -95,7 +95,9 @@ def test_validate_rejects_a_tampered_plan_with_exit_one(tmp_path: Path) -> None:
 def test_unsolvable_problem_exits_three(tmp_path: Path) -> None:
     domain = _write(tmp_path, "d.yaml", DOMAIN)
     problem = _write(
-        tmp_path, "p.yaml", "problem: p\ndomain: toy\nobjects: {a: item}\ninit: []\ngoal: [made(a)]\n"
+        tmp_path,
+        "p.yaml",
+        "problem: p\ndomain: toy\nobjects: {a: item}\ninit: []\ngoal: [made(a)]\n",
     )
     code, _, err = _invoke("plan", str(domain), str(problem))
     assert code == 3
@@ -104,7 +106,9 @@ def test_unsolvable_problem_exits_three(tmp_path: Path) -> None:
 
 def test_node_limit_exits_four() -> None:
     task = PDDL / "blocks" / "task16.pddl"
-    code, _, err = _invoke("plan", str(PDDL / "blocks" / "domain.pddl"), str(task), "--node-limit", "1")
+    code, _, err = _invoke(
+        "plan", str(PDDL / "blocks" / "domain.pddl"), str(task), "--node-limit", "1"
+    )
     assert code == 4
     assert "limit" in err.lower()
 
@@ -112,7 +116,9 @@ def test_node_limit_exits_four() -> None:
 def test_malformed_problem_exits_two_with_location(tmp_path: Path) -> None:
     domain = _write(tmp_path, "d.yaml", DOMAIN)
     problem = _write(
-        tmp_path, "p.yaml", "problem: p\ndomain: toy\nobjects: {a: item}\ninit: [hav(a)]\ngoal: [made(a)]\n"
+        tmp_path,
+        "p.yaml",
+        "problem: p\ndomain: toy\nobjects: {a: item}\ninit: [hav(a)]\ngoal: [made(a)]\n",
     )
     code, _, err = _invoke("plan", str(domain), str(problem))
     assert code == 2

@@ -17,7 +17,7 @@ def load_inputs(domain: Path, problem: Path | None, problem_name: str | None) ->
     if problem is None:
         raise InputError(
             f"no problem file given for domain {domain}",
-            hint="pass a problem file after the domain, e.g. `plansmith plan domain.yaml problem.yaml`",
+            hint="pass a problem file after the domain: `plansmith plan domain.yaml problem.yaml`",
         )
     if problem_name is not None:
         raise InputError(

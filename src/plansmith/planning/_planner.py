@@ -15,6 +15,7 @@ from plansmith.model import Plan, Problem
 from plansmith.planning._dag import build_plan
 from plansmith.planning._options import PlanOptions
 from plansmith.planning._solve import solve
+from plansmith.planning.htn import plan_htn
 
 __all__ = ["plan"]
 
@@ -28,8 +29,6 @@ def plan(
     """Plan ``problem``. Raises UnsolvableError (none exists) or LimitReachedError."""
     options = options or PlanOptions()
     if problem.tasks:
-        from plansmith.planning.htn import plan_htn
-
         return plan_htn(problem, options, clock=clock)
     if not problem.goal:
         raise ProblemError(
