@@ -1,18 +1,49 @@
-"""The ``plansmith`` command line. Each command lives in its own module."""
+"""The ``plansmith`` command line. Each command lives in its own module.
+
+Only the module of the command being run is imported, so that ``plansmith plan``
+does not pay for the web, MCP and run faces it does not use.
+"""
 
 from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
 
 from plansmith.cli._app import app
 
 __all__ = ["app", "main"]
 
+# command name -> the module that defines it
+COMMAND_MODULES = {
+    "plan": "_plan",
+    "validate": "_plan",
+    "explain": "_plan",
+    "demo": "_demo",
+    "check": "_check",
+    "run": "_run",
+    "resume": "_run",
+    "replay": "_run",
+    "runs": "_run",
+    "show": "_run",
+    "mcp": "_mcp",
+    "serve": "_serve",
+}
 
-def _register() -> None:
-    # Importing a command module registers its commands on ``app``.
-    from plansmith.cli import _demo, _plan  # noqa: F401
+
+def _register(argv: Sequence[str] | None = None) -> None:
+    """Import the command modules (each registers its commands on ``app``).
+
+    With ``argv`` naming a known command, only that command's module is imported.
+    """
+    name = argv[1] if argv is not None and len(argv) > 1 else None
+    known = name in COMMAND_MODULES
+    modules = {COMMAND_MODULES[name]} if known else set(COMMAND_MODULES.values())
+    for module in sorted(modules):
+        importlib.import_module(f"plansmith.cli.{module}")
 
 
 def main() -> None:
     """Entry point of the ``plansmith`` console script."""
-    _register()
+    _register(sys.argv)
     app()

@@ -20,6 +20,12 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+@app.callback()
+def _root() -> None:
+    """Plan first, then act: an MCP-native planning and orchestration engine."""
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 

@@ -1,0 +1,302 @@
+"""``plansmith run | resume | replay | runs | show``: run plans durably and inspect runs."""
+
+# The engine imports the MCP SDK (about 0.6 s of CPU); commands import it lazily so that
+# `plansmith --help` and the planning commands stay fast.
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import anyio
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from plansmith.cli._app import app, guarded
+from plansmith.cli._check import BindingsOpt, HomeOpt, ServersOpt
+from plansmith.errors import ApprovalRequiredError, InputError
+
+if TYPE_CHECKING:
+    from plansmith.engine import Engine
+
+__all__: list[str] = []
+
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Approve the plan's hash now.")]
+ParallelOpt = Annotated[int, typer.Option("--max-parallel", min=1, help="Steps in flight at most.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON line per event on stdout.")]
+PolicyOpt = Annotated[
+    str,
+    typer.Option(
+        "--approve-tiers", help="Tiers that need a person: e.g. write,execute | none | all."
+    ),
+]
+
+
+class _LiveView:
+    """A progress bar, the steps in flight, and a line per retry, failure and replan."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
+        self.task = self.progress.add_task("steps", total=None)
+        self.in_flight: set[str] = set()
+
+    def __call__(self, event: object) -> None:
+        from plansmith.execution import (
+            PlanReady,
+            Replanned,
+            RunFinished,
+            StepFailed,
+            StepRetrying,
+            StepStarted,
+            StepSucceeded,
+        )
+
+        p = self.progress
+        if isinstance(event, PlanReady):
+            total = len(event.bound.get("steps") or [])  # type: ignore[arg-type]
+            p.update(self.task, total=total)
+            self.console.print(f"plan {event.plan_hash}: {total} steps")
+        elif isinstance(event, StepStarted):
+            self.in_flight.add(f"{event.step} {event.action}({', '.join(event.args)})")
+        elif isinstance(event, StepSucceeded | StepFailed):
+            self.in_flight = {s for s in self.in_flight if not s.startswith(event.step + " ")}
+            if isinstance(event, StepSucceeded):
+                p.advance(self.task)
+            else:
+                self.console.print(
+                    f"[red]failed[/] {event.step} {event.action}: "
+                    f"{event.error_class}: {event.message}"
+                )
+        elif isinstance(event, StepRetrying):
+            self.console.print(
+                f"[yellow]retry[/] {event.step} attempt {event.attempt}: "
+                f"{event.error_class}: {event.message}"
+            )
+        elif isinstance(event, Replanned):
+            steps = len(event.bound.get("steps") or [])  # type: ignore[arg-type]
+            self.console.print(
+                f"[cyan]replanned[/] without {', '.join(event.failed)}: {steps} new steps"
+            )
+            total = int(p.tasks[0].completed) + steps
+            p.update(self.task, total=total)
+        elif isinstance(event, RunFinished):
+            color = "green" if event.state == "succeeded" else "red"
+            reason = f": {event.reason}" if event.reason else ""
+            self.console.print(f"[{color}]run {event.state}[/]{reason}")
+        flight = ", ".join(sorted(self.in_flight)[:4])
+        more = f" +{len(self.in_flight) - 4}" if len(self.in_flight) > 4 else ""
+        p.update(self.task, description=f"steps [dim]{flight}{more}[/]")
+
+
+def _json_line(event: object) -> None:
+    from plansmith.execution import Event
+
+    assert isinstance(event, Event)
+    sys.stdout.write(json.dumps(event.to_dict(), separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def _drive(as_json: bool, go: Callable[[Callable[[object], None]], object]) -> object:
+    if as_json:
+        return go(_json_line)
+    view = _LiveView(Console(stderr=True))
+    with view.progress:
+        return go(view)
+
+
+def _print_plan(engine: Engine, run_id: str) -> None:
+    """The plan that awaits approval, and its hash, on stderr."""
+    from plansmith.execution import PlanReady
+    from plansmith.formats import parse_plan_json, render_text
+
+    for event in engine.log.events(run_id):
+        if isinstance(event, PlanReady):
+            plan = parse_plan_json(json.dumps(event.plan))
+            sys.stderr.write(render_text(plan) + "\n")
+            sys.stderr.write(f"plan hash: {event.plan_hash}\n")
+
+
+def _exit_for(state: str) -> None:
+    if state != "succeeded":
+        raise typer.Exit(5)
+
+
+@app.command("run")
+@guarded
+def run_command(
+    domain: Annotated[Path, typer.Argument(help="Domain file.")],
+    problem: Annotated[Path, typer.Argument(help="Problem file.")],
+    *,
+    servers: ServersOpt,
+    bindings: BindingsOpt,
+    yes: YesOpt = False,
+    max_parallel: ParallelOpt = 8,
+    as_json: JsonOpt = False,
+    approve_tiers: PolicyOpt = "write,execute",
+    home: HomeOpt = Path(".plansmith"),
+) -> None:
+    """Plan, bind, approve and run. Stops at `awaiting approval` (exit 6) unless --yes or
+    the policy allows the plan. Exit codes: 0 succeeded, 5 failed or cancelled."""
+    from plansmith.engine import Engine, RunInputs
+    from plansmith.execution import ApprovalPolicy
+
+    engine = Engine(home)
+    inputs = RunInputs(domain, problem, servers, bindings)
+    try:
+        policy = ApprovalPolicy.parse(approve_tiers)
+    except ValueError:
+        raise InputError(
+            f"--approve-tiers {approve_tiers!r}: not a list of tiers",
+            hint="use read, write, execute (comma-separated), none or all",
+        ) from None
+    run_id = engine.new_run_id()
+
+    def go(sink: Callable[[object], None]) -> object:
+        async def main() -> object:
+            return await engine.run(
+                inputs,
+                approve=yes,
+                policy=policy,
+                max_parallel=max_parallel,
+                subscribe=sink,
+                run_id=run_id,
+            )
+
+        return anyio.run(main)
+
+    try:
+        outcome = _drive(as_json, go)
+    except ApprovalRequiredError:
+        _print_plan(engine, run_id)
+        raise
+    finally:
+        engine.close()
+    _exit_for(getattr(outcome, "state", "failed"))
+
+
+@app.command("resume")
+@guarded
+def resume_command(
+    run_id: Annotated[str, typer.Argument(help="The run to continue.")],
+    yes: YesOpt = False,
+    max_parallel: ParallelOpt = 8,
+    as_json: JsonOpt = False,
+    home: HomeOpt = Path(".plansmith"),
+) -> None:
+    """Continue a run after a crash or an approval: finished steps are not called again."""
+    from plansmith.engine import Engine
+
+    engine = Engine(home)
+
+    def go(sink: Callable[[object], None]) -> object:
+        async def main() -> object:
+            return await engine.resume(
+                run_id, approve=yes, max_parallel=max_parallel, subscribe=sink
+            )
+
+        return anyio.run(main)
+
+    try:
+        outcome = _drive(as_json, go)
+    finally:
+        engine.close()
+    _exit_for(getattr(outcome, "state", "failed"))
+
+
+@app.command("replay")
+@guarded
+def replay_command(
+    run_id: Annotated[str, typer.Argument(help="The run to replay offline.")],
+    home: HomeOpt = Path(".plansmith"),
+) -> None:
+    """Re-run a recorded run offline against its recorded outputs; prints its events."""
+    from plansmith.engine import Engine
+
+    engine = Engine(home)
+    try:
+        anyio.run(lambda: engine.replay(run_id, subscribe=_json_line))
+    finally:
+        engine.close()
+
+
+@app.command("runs")
+@guarded
+def runs_command(home: HomeOpt = Path(".plansmith")) -> None:
+    """List the runs in the run log."""
+    from plansmith.engine import Engine
+    from plansmith.execution import fold
+
+    engine = Engine(home)
+    table = Table("run", "created", "state", "steps done")
+    for info in engine.log.runs():
+        state = fold(info.run_id, engine.log.events(info.run_id))
+        status = state.finished or ("awaiting approval" if state.approved is None else "unfinished")
+        table.add_row(info.run_id, info.created, status, str(len(state.order)))
+    engine.close()
+    Console().print(table)
+
+
+@app.command("show")
+@guarded
+def show_command(
+    run_id: Annotated[str, typer.Argument(help="The run to show.")],
+    home: HomeOpt = Path(".plansmith"),
+) -> None:
+    """What ran, timings, outputs, failures and replans of one run."""
+    from plansmith.engine import Engine
+    from plansmith.execution import Replanned, RunFinished, StepFailed, StepRetrying, StepSucceeded
+
+    engine = Engine(home)
+    events = engine.log.events(run_id)
+    engine.close()
+    console = Console()
+    table = Table("step", "action", "server/tool", "attempt", "ms", "outcome")
+    for e in events:
+        if isinstance(e, StepSucceeded):
+            outputs = json.dumps(e.outputs)
+            short = outputs if len(outputs) < 60 else outputs[:57] + "..."
+            call = f"{e.action}({', '.join(e.args)})"
+            table.add_row(
+                e.step, call, f"{e.server}/{e.tool}", str(e.attempt), f"{e.duration_ms:.1f}", short
+            )
+        elif isinstance(e, StepFailed):
+            call = f"{e.action}({', '.join(e.args)})"
+            table.add_row(
+                e.step,
+                call,
+                f"{e.server}/{e.tool}",
+                str(e.attempt),
+                f"{e.duration_ms:.1f}",
+                f"[red]{e.error_class}[/]: {e.message}",
+            )
+        elif isinstance(e, StepRetrying):
+            table.add_row(
+                e.step,
+                e.action,
+                f"{e.server}/{e.tool}",
+                str(e.attempt),
+                "",
+                f"[yellow]retry[/] {e.error_class}: {e.message}",
+            )
+        elif isinstance(e, Replanned):
+            table.add_row("", "[cyan]replanned[/]", "", "", "", f"without {', '.join(e.failed)}")
+    console.print(table)
+    finished = [e for e in events if isinstance(e, RunFinished)]
+    if finished:
+        last = finished[-1]
+        console.print(f"run {run_id}: {last.state}" + (f" ({last.reason})" if last.reason else ""))
+    else:
+        console.print(f"run {run_id}: not finished")

@@ -1,0 +1,185 @@
+"""The HTTP API: the engine's operations as JSON (domains, plan, check, runs, approve,
+cancel, report) and each run's events as server-sent events."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Path, Query, Request
+from fastapi.responses import StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
+
+from plansmith.execution import bound_to_dict
+from plansmith.web._controller import Controller
+from plansmith.web._errors import ERROR_RESPONSES
+from plansmith.web._report import run_report
+from plansmith.web._sse import sse_stream
+
+__all__ = ["api_router", "controller_of", "NAME_PATTERN", "RUN_ID_PATTERN"]
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+HASH_PATTERN = r"^sha256:[0-9a-f]{64}$"
+
+Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=100)]
+RunId = Annotated[str, Path(pattern=RUN_ID_PATTERN, max_length=64)]
+
+
+class PlanRequest(BaseModel):
+    """A problem of a domain of the domains folder."""
+
+    model_config = {"extra": "forbid"}
+    domain: Name
+    problem: Name
+
+
+class ApproveRequest(BaseModel):
+    model_config = {"extra": "forbid"}
+    plan_hash: Annotated[str, Field(pattern=HASH_PATTERN)]
+
+
+class CancelRequest(BaseModel):
+    model_config = {"extra": "forbid"}
+    reason: Annotated[str, Field(max_length=200)] = "cancelled from the web"
+
+
+class DomainOut(BaseModel):
+    name: str
+    domain_file: str
+    problems: list[str]
+    runnable: bool
+
+
+class PlanOut(BaseModel):
+    plan_hash: str
+    steps: int
+    plan: dict[str, Any]
+
+
+class CheckOut(BaseModel):
+    plan_hash: str
+    steps: int
+    bound: dict[str, Any]
+
+
+class RunAccepted(BaseModel):
+    run_id: str
+    status: str
+
+
+def controller_of(request: Request) -> Controller:
+    controller: Controller = request.app.state.controller
+    return controller
+
+
+_bearer = HTTPBearer(auto_error=False)
+
+
+def _authorised(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> None:
+    """With a token set, require it as a bearer token (or ``?token=`` for EventSource)."""
+    token = controller_of(request).settings.token
+    if not token:
+        return
+    given = credentials.credentials if credentials else request.query_params.get("token", "")
+    if not hmac.compare_digest(given.encode(), token.encode()):
+        raise HTTPException(401, "a valid bearer token is required", {"WWW-Authenticate": "Bearer"})
+
+
+Ctl = Annotated[Controller, Depends(controller_of)]
+
+api_router = APIRouter(
+    prefix="/api", dependencies=[Depends(_authorised)], responses=ERROR_RESPONSES
+)
+
+
+@api_router.get("/domains", response_model=list[DomainOut], tags=["plans"])
+async def list_domains(ctl: Ctl) -> list[dict[str, object]]:
+    """The domains of the domains folder, with their problems."""
+    return [entry.to_dict() for entry in ctl.domains()]
+
+
+@api_router.post("/plan", response_model=PlanOut, tags=["plans"])
+async def plan(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
+    """Plan a problem (no servers are started): the plan JSON and its hash."""
+    result = await ctl.plan(body.domain, body.problem)
+    return {"plan_hash": result.hash, "steps": len(result.steps), "plan": result.to_dict()}
+
+
+@api_router.post("/check", response_model=CheckOut, tags=["plans"])
+async def check(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
+    """Plan, start the servers the bindings use, and bind every step (or say what fails)."""
+    result, bound = await ctl.check(body.domain, body.problem)
+    return {"plan_hash": result.hash, "steps": len(result.steps), "bound": bound_to_dict(bound)}
+
+
+@api_router.post("/runs", status_code=201, tags=["runs"])
+async def create_run(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
+    """Plan, bind and record a run; it waits for approval of its plan hash."""
+    run_id = await ctl.create_run(body.domain, body.problem)
+    return ctl.view(run_id).to_dict()
+
+
+@api_router.get("/runs", tags=["runs"])
+async def list_runs(ctl: Ctl) -> list[dict[str, Any]]:
+    """Every run of the run log, newest first."""
+    return ctl.runs()
+
+
+@api_router.get("/runs/{run_id}", tags=["runs"])
+async def run_detail(run_id: RunId, ctl: Ctl) -> dict[str, Any]:
+    """A run: its status, bound plan, each step's state and timing, its replans."""
+    return ctl.view(run_id).to_dict()
+
+
+@api_router.post(
+    "/runs/{run_id}/approve", status_code=202, response_model=RunAccepted, tags=["runs"]
+)
+async def approve(run_id: RunId, body: ApproveRequest, ctl: Ctl) -> dict[str, str]:
+    """Approve the run's plan by its hash, and run it in the background."""
+    await ctl.approve(run_id, body.plan_hash)
+    return {"run_id": run_id, "status": "running"}
+
+
+@api_router.post(
+    "/runs/{run_id}/cancel", status_code=202, response_model=RunAccepted, tags=["runs"]
+)
+async def cancel(run_id: RunId, ctl: Ctl, body: CancelRequest | None = None) -> dict[str, str]:
+    """Cancel a run: steps in flight are cancelled and the run ends ``cancelled``."""
+    await ctl.cancel(run_id, (body or CancelRequest()).reason)
+    return {"run_id": run_id, "status": ctl.view(run_id).status}
+
+
+@api_router.get("/runs/{run_id}/report", tags=["runs"])
+async def report(run_id: RunId, ctl: Ctl) -> dict[str, Any]:
+    """What ran where and how long it took, failures, retries and replans."""
+    return run_report(ctl.view(run_id))
+
+
+@api_router.get(
+    "/runs/{run_id}/events",
+    tags=["runs"],
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "The run's events."}},
+)
+async def events(
+    run_id: RunId,
+    ctl: Ctl,
+    last_event_id: Annotated[int | None, Header(ge=0, le=2**53)] = None,
+    after: Annotated[int | None, Query(ge=0, le=2**53)] = None,
+) -> StreamingResponse:
+    """The run's events as server-sent events (``id`` is the event's seq). Reconnect with
+    ``Last-Event-ID`` (or ``?after=N``) to get the events after it; ends after
+    ``RunFinished``."""
+    feed = ctl.feed(run_id)
+    start = last_event_id if last_event_id is not None else (after or 0)
+    return StreamingResponse(
+        sse_stream(feed, start),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )

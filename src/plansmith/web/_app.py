@@ -1,0 +1,61 @@
+"""The app factory: ``create_app(engine_or_settings)``; all state hangs off ``app.state``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from plansmith.engine import Engine
+from plansmith.web._api import api_router
+from plansmith.web._controller import Controller
+from plansmith.web._errors import install_error_handlers
+from plansmith.web._pages import pages_router
+from plansmith.web._settings import LOOPBACK_HOSTS, WebSettings
+
+__all__ = ["create_app", "STATIC_DIR"]
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+def create_app(
+    engine_or_settings: Engine | WebSettings | None = None,
+    settings: WebSettings | None = None,
+) -> FastAPI:
+    """A web app over an engine (or one made from ``settings.home``).
+
+    On a loopback host it answers only to loopback host names (against DNS rebinding).
+    Stopping the app cancels the runs it drives (they record it) and closes the log.
+    """
+    if isinstance(engine_or_settings, WebSettings):
+        settings, engine = engine_or_settings, None
+    else:
+        engine = engine_or_settings
+    settings = settings or WebSettings(home=engine.home if engine else Path(".plansmith"))
+    controller = Controller(settings, engine)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await controller.aclose()
+
+    app = FastAPI(
+        title="plansmith",
+        summary="See a plan, approve it, and watch it run.",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,  # the Swagger and ReDoc pages load scripts from a CDN
+        redoc_url=None,
+    )
+    app.state.controller = controller
+    if settings.host in LOOPBACK_HOSTS:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS))
+    install_error_handlers(app)
+    app.include_router(api_router)
+    app.include_router(pages_router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app

@@ -1,0 +1,91 @@
+"""The domains a web app offers: the folders of ``--domains DIR``.
+
+A folder is a domain when it holds ``domain.yaml`` (or ``.yml``, ``.json``, ``.pddl``).
+Its problems are the other YAML, JSON and PDDL files whose names start with
+``problem``, and the files in its ``problems/`` folder. A folder's own ``servers.json``
+and ``bindings.yaml`` win over the ``--servers`` and ``--bindings`` files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from plansmith.errors import InputError
+
+__all__ = ["DomainEntry", "find_domains", "find_domain", "problem_file"]
+
+_DOMAIN_NAMES = ("domain.yaml", "domain.yml", "domain.json", "domain.pddl")
+_PROBLEM_SUFFIXES = (".yaml", ".yml", ".json", ".pddl")
+
+
+@dataclass(frozen=True, slots=True)
+class DomainEntry:
+    """A domain folder: its domain file, problems (by name), servers and bindings."""
+
+    name: str
+    folder: Path
+    domain: Path
+    problems: tuple[tuple[str, Path], ...]
+    servers: Path | None
+    bindings: Path | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "domain_file": self.domain.name,
+            "problems": [name for name, _ in self.problems],
+            "runnable": self.servers is not None and self.bindings is not None,
+        }
+
+
+def _problems(folder: Path) -> tuple[tuple[str, Path], ...]:
+    found: dict[str, Path] = {}
+    candidates = [p for p in folder.iterdir() if p.name.startswith("problem")]
+    if (folder / "problems").is_dir():
+        candidates += list((folder / "problems").iterdir())
+    for path in sorted(candidates):
+        if path.is_file() and path.suffix in _PROBLEM_SUFFIXES:
+            found.setdefault(path.stem, path)
+    return tuple(sorted(found.items()))
+
+
+def _entry(folder: Path, servers: Path | None, bindings: Path | None) -> DomainEntry | None:
+    domain = next((folder / n for n in _DOMAIN_NAMES if (folder / n).is_file()), None)
+    if domain is None:
+        return None
+    own_servers = folder / "servers.json"
+    own_bindings = folder / "bindings.yaml"
+    return DomainEntry(
+        name=folder.name,
+        folder=folder,
+        domain=domain,
+        problems=_problems(folder),
+        servers=own_servers if own_servers.is_file() else servers,
+        bindings=own_bindings if own_bindings.is_file() else bindings,
+    )
+
+
+def find_domains(
+    root: Path | None, servers: Path | None = None, bindings: Path | None = None
+) -> list[DomainEntry]:
+    """The domain folders under ``root`` (``root`` itself too), sorted by name."""
+    if root is None or not root.is_dir():
+        return []
+    folders = [root, *sorted(p for p in root.iterdir() if p.is_dir())]
+    entries = [_entry(f, servers, bindings) for f in folders]
+    return [e for e in entries if e is not None]
+
+
+def find_domain(entries: list[DomainEntry], name: str) -> DomainEntry | None:
+    return next((e for e in entries if e.name == name), None)
+
+
+def problem_file(entry: DomainEntry, problem: str) -> Path:
+    for name, path in entry.problems:
+        if name == problem:
+            return path
+    known = ", ".join(n for n, _ in entry.problems) or "none"
+    raise InputError(
+        f"domain {entry.name!r} has no problem {problem!r}", hint=f"its problems: {known}"
+    )

@@ -1,0 +1,104 @@
+"""The pages: HTML shells whose scripts (in ``static/``, written here, no CDN) fetch
+the API and draw the plan, the run and the report."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import HTMLResponse
+
+from plansmith.web._api import NAME_PATTERN, RUN_ID_PATTERN
+
+__all__ = ["pages_router", "page"]
+
+pages_router = APIRouter(include_in_schema=False)
+
+_NAV = (
+    '<header><a class="brand" href="/">plansmith</a>'
+    '<nav><a href="/">domains</a><a href="/runs">runs</a></nav>'
+    '<span id="status-line"></span></header>'
+)
+
+
+def page(title: str, script: str, body: str, **data: str) -> HTMLResponse:
+    """An HTML page that runs ``static/<script>.js``; ``data`` goes to ``<body data-*>``."""
+    attrs = "".join(f' data-{k.replace("_", "-")}="{escape(v)}"' for k, v in data.items())
+    html = (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)} · plansmith</title>"
+        '<link rel="stylesheet" href="/static/app.css"></head>'
+        f"<body{attrs}>{_NAV}<main>{body}</main>"
+        '<script src="/static/common.js"></script>'
+        '<script src="/static/dag.js"></script>'
+        f'<script src="/static/{script}.js"></script></body></html>'
+    )
+    return HTMLResponse(
+        html,
+        headers={
+            "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+RunId = Annotated[str, Path(pattern=RUN_ID_PATTERN, max_length=64)]
+NameQ = Annotated[str, Query(pattern=NAME_PATTERN, max_length=100)]
+
+_PLAN_BODY = (
+    '<section class="toolbar"><h1 id="title">plan</h1><span id="hash" class="mono"></span>'
+    '<span id="summary"></span><span class="grow"></span>'
+    '<button id="approve" class="primary" disabled>Approve</button>'
+    '<button id="create" class="primary" hidden>Bind and create run</button></section>'
+    '<p id="message" class="message" hidden></p>'
+    '<div class="split"><div id="graph" class="graph"></div>'
+    '<aside id="side"><h2>step</h2><div id="detail" class="detail">click a step</div>'
+    '<h2>decomposition</h2><div id="tree" class="tree">none (not an HTN plan)</div></aside></div>'
+)
+
+_RUN_BODY = (
+    '<section class="toolbar"><h1 id="title">run</h1><span id="state" class="badge"></span>'
+    '<span id="summary"></span><span class="grow"></span>'
+    '<a id="plan-link">plan</a><a id="report-link">report</a>'
+    '<button id="cancel" class="danger" disabled>Cancel</button></section>'
+    '<div class="progress"><div id="bar"></div><span id="bar-label"></span></div>'
+    '<p id="message" class="message" hidden></p>'
+    '<div class="legend" id="legend"></div>'
+    '<div class="split"><div id="graph" class="graph"></div>'
+    '<aside id="side"><h2>step</h2><div id="detail" class="detail">click a step</div></aside>'
+    '</div><h2>timeline</h2><div id="timeline" class="timeline"></div>'
+)
+
+
+@pages_router.get("/", response_class=HTMLResponse)
+async def index_page() -> HTMLResponse:
+    body = '<h1>domains</h1><div id="domains">loading…</div>'
+    return page("domains", "index", body)
+
+
+@pages_router.get("/runs", response_class=HTMLResponse)
+async def runs_page() -> HTMLResponse:
+    return page("runs", "runs", '<h1>runs</h1><div id="runs">loading…</div>')
+
+
+@pages_router.get("/plan", response_class=HTMLResponse)
+async def plan_page(domain: NameQ, problem: NameQ) -> HTMLResponse:
+    return page("plan", "plan", _PLAN_BODY, domain=domain, problem=problem)
+
+
+@pages_router.get("/runs/{run_id}/plan", response_class=HTMLResponse)
+async def run_plan_page(run_id: RunId) -> HTMLResponse:
+    return page(f"plan of {run_id}", "plan", _PLAN_BODY, run_id=run_id)
+
+
+@pages_router.get("/runs/{run_id}", response_class=HTMLResponse)
+async def run_page(run_id: RunId) -> HTMLResponse:
+    return page(f"run {run_id}", "run", _RUN_BODY, run_id=run_id)
+
+
+@pages_router.get("/runs/{run_id}/report", response_class=HTMLResponse)
+async def report_page(run_id: RunId) -> HTMLResponse:
+    body = '<h1 id="title">report</h1><div id="report">loading…</div>'
+    return page(f"report of {run_id}", "report", body, run_id=run_id)

@@ -1,0 +1,79 @@
+"""The report of a run: outcome, wall time, per-tool totals, failures, retries, replans."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from plansmith.web._views import RunView
+
+__all__ = ["run_report", "elapsed_ms"]
+
+
+def elapsed_ms(start: str | None, end: str | None) -> float | None:
+    """Milliseconds from ``start`` to ``end`` (ISO UTC times as the events carry them)."""
+    if not start or not end:
+        return None
+    try:
+        a = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(end.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return round((b - a).total_seconds() * 1000, 3)
+
+
+def run_report(view: RunView) -> dict[str, Any]:
+    """A JSON report of ``view``: what ran where, how long it took, and what went wrong."""
+    tools: dict[tuple[str, str], dict[str, Any]] = {}
+    for step in view.steps.values():
+        if step.duration_ms is None:
+            continue
+        row = tools.setdefault(
+            (step.server, step.tool),
+            {"server": step.server, "tool": step.tool, "calls": 0, "total_ms": 0.0, "max_ms": 0.0},
+        )
+        row["calls"] += 1
+        row["total_ms"] = round(row["total_ms"] + step.duration_ms, 3)
+        row["max_ms"] = max(row["max_ms"], step.duration_ms)
+    ran = sorted(
+        (s for s in view.steps.values() if s.started), key=lambda s: (s.started or "", s.id)
+    )
+    return {
+        "run_id": view.run_id,
+        "status": view.status,
+        "reason": view.reason,
+        "plan_hash": view.plan_hash,
+        "approved_by": view.approved_by,
+        "started": view.started,
+        "ended": view.ended,
+        "wall_ms": elapsed_ms(view.started, view.ended),
+        "counts": view.counts(),
+        "busy_ms": round(sum(s.duration_ms or 0.0 for s in view.steps.values()), 3),
+        "by_tool": sorted(tools.values(), key=lambda r: (-r["total_ms"], r["server"], r["tool"])),
+        "failures": [
+            {"step": s.id, "action": s.action, "error": s.error}
+            for s in view.steps.values()
+            if s.state == "failed"
+        ],
+        "retried": [
+            {"step": s.id, "retries": s.retries, "error": s.error}
+            for s in view.steps.values()
+            if s.retries
+        ],
+        "replans": view.replans,
+        "steps": [
+            {
+                "id": s.id,
+                "action": s.action,
+                "args": s.args,
+                "server": s.server,
+                "tool": s.tool,
+                "state": s.state,
+                "attempts": s.attempts,
+                "started": s.started,
+                "offset_ms": elapsed_ms(view.started, s.started),
+                "duration_ms": s.duration_ms,
+            }
+            for s in ran
+        ],
+    }

@@ -1,0 +1,59 @@
+// plansmith web: helpers shared by every page (no framework, no CDN).
+"use strict";
+const PS = (() => {
+  const params = new URLSearchParams(location.search);
+  if (params.get("token")) sessionStorage.setItem("plansmith-token", params.get("token"));
+  const token = () => sessionStorage.getItem("plansmith-token") || "";
+
+  async function api(path, options = {}) {
+    const headers = Object.assign({ Accept: "application/json" }, options.headers || {});
+    if (token()) headers.Authorization = "Bearer " + token();
+    if (options.body !== undefined) headers["Content-Type"] = "application/json";
+    const response = await fetch(path, {
+      method: options.method || "GET",
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+    const data = await response.json().catch(() => null);
+    if (!response.ok) {
+      const e = (data && data.error) || { message: response.statusText };
+      const where = e.location ? ` (${e.location})` : "";
+      const hint = e.hint ? ` Hint: ${e.hint}` : "";
+      throw new Error(`${e.message}${where}.${hint}`);
+    }
+    return data;
+  }
+
+  function events(path, after) {
+    const q = new URLSearchParams();
+    if (after) q.set("after", String(after));
+    if (token()) q.set("token", token());
+    return new EventSource(path + (q.toString() ? "?" + q : ""));
+  }
+
+  // el("div", {class: "x", onclick: f}, "text", child...)
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children) node.append(c instanceof Node ? c : String(c));
+    return node;
+  }
+
+  function message(text, info = false) {
+    const box = document.getElementById("message");
+    if (!box) return;
+    box.hidden = !text;
+    box.textContent = text || "";
+    box.className = "message" + (info ? " info" : "");
+  }
+
+  const call = (step) => `${step.action}(${(step.args || []).join(", ")})`;
+  const ms = (v) => (v === null || v === undefined ? "" : v < 1000 ? `${v.toFixed(1)} ms`
+                                                      : `${(v / 1000).toFixed(2)} s`);
+  const when = (iso) => (iso ? Date.parse(iso) : NaN);
+  return { api, events, el, message, call, ms, when, token };
+})();

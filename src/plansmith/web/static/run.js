@@ -1,0 +1,153 @@
+// plansmith web: the run page. Steps are coloured live from the run's SSE stream.
+"use strict";
+(async () => {
+  const runId = document.body.dataset.runId;
+  const $ = (id) => document.getElementById(id);
+  $("plan-link").href = `/runs/${runId}/plan`;
+  $("report-link").href = `/runs/${runId}/report`;
+  const legend = $("legend");
+  for (const st of ["pending", "running", "retried", "done", "failed", "replanned"])
+    legend.append(PS.el("span", { style: `--c: var(--${st})` }, st));
+
+  let run, steps, nodes, source = null, latest = 0, dirty = false;
+
+  async function load() {
+    run = await PS.api(`/api/runs/${runId}`);
+    steps = new Map(run.steps.map((s) => [s.id, s]));
+    nodes = DAG.draw($("graph"), run.steps, (s) => DAG.detail($("detail"), s)).nodes;
+    for (const s of run.steps) latest = Math.max(latest, PS.when(s.ended) || PS.when(s.started) || 0);
+    refresh();
+    return run.last_seq;
+  }
+
+  function setStatus(status, reason) {
+    run.status = status;
+    document.body.dataset.status = status;
+    const badge = $("state");
+    badge.textContent = status;
+    badge.className = "badge " + status.split(" ")[0];
+    $("cancel").disabled = !(status === "running" || status === "awaiting approval" ||
+                             status === "interrupted" || status === "created");
+    if (reason) PS.message(reason, status === "succeeded");
+  }
+
+  function refresh() {
+    if (dirty) return;
+    dirty = true;
+    requestAnimationFrame(() => { dirty = false; paint(); });
+  }
+
+  function paint() {
+    const counts = { pending: 0, running: 0, retried: 0, done: 0, failed: 0, replanned: 0 };
+    for (const s of steps.values()) counts[s.state] = (counts[s.state] || 0) + 1;
+    const live = steps.size - counts.replanned;
+    const pct = live ? (100 * counts.done) / live : 0;
+    $("bar").style.width = pct.toFixed(1) + "%";
+    $("bar-label").textContent = `${counts.done} / ${live} done`;
+    $("summary").textContent = Object.entries(counts).filter(([, n]) => n)
+      .map(([k, n]) => `${n} ${k}`).join(" · ");
+    document.body.dataset.done = String(counts.done);
+    setStatus(run.status, null);
+    timeline();
+  }
+
+  function timeline() {
+    const started = [...steps.values()].filter((s) => s.started)
+      .sort((a, b) => PS.when(a.started) - PS.when(b.started));
+    const box = $("timeline");
+    if (!started.length) { box.textContent = "no step has started yet"; return; }
+    const t0 = PS.when(run.started) || PS.when(started[0].started);
+    const end = Math.max(latest, ...started.map((s) => PS.when(s.ended) || 0), t0 + 1);
+    const LABEL = 190, ROW = 14, width = Math.max(600, box.clientWidth - 4);
+    const scale = (width - LABEL - 60) / (end - t0);
+    const NS = "http://www.w3.org/2000/svg";
+    const root = document.createElementNS(NS, "svg");
+    root.setAttribute("width", width);
+    root.setAttribute("height", started.length * ROW + 20);
+    const add = (tag, attrs, text) => {
+      const n = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
+      if (text !== undefined) n.textContent = text;
+      root.append(n);
+      return n;
+    };
+    add("text", { x: LABEL, y: 11 }, "0 ms");
+    add("text", { x: width - 4, y: 11, "text-anchor": "end" }, PS.ms(end - t0));
+    started.forEach((s, i) => {
+      const y = 16 + i * ROW;
+      const a = PS.when(s.started);
+      const b = s.ended ? PS.when(s.ended) : Math.max(latest, a);
+      add("text", { x: 4, y: y + 10 }, `${s.id} ${s.action}`.slice(0, 30));
+      const bar = add("rect", { class: "bar st-" + s.state, x: LABEL + (a - t0) * scale, y,
+                                width: Math.max(2, (b - a) * scale), height: ROW - 3 });
+      bar.append(Object.assign(document.createElementNS(NS, "title"),
+                               { textContent: `${s.id}: ${PS.ms(s.duration_ms ?? b - a)}` }));
+      if (s.duration_ms !== null && s.duration_ms !== undefined)
+        add("text", { x: LABEL + (b - t0) * scale + 4, y: y + 10 }, PS.ms(s.duration_ms));
+    });
+    box.replaceChildren(root);
+  }
+
+  let received = 0;
+  function onEvent(e) {
+    document.body.dataset.sseEvents = String(++received);
+    if (e.type === "StepSucceeded")
+      document.body.dataset.sseDone = String(Number(document.body.dataset.sseDone || 0) + 1);
+    const t = PS.when(e.time);
+    if (t) latest = Math.max(latest, t);
+    const s = e.step ? steps.get(e.step) : null;
+    if (e.type === "RunStarted" && !run.started) run.started = e.time;
+    if (s) {
+      if (e.type === "StepStarted") {
+        s.state = s.retries ? "retried" : "running";
+        s.started = s.started || e.time;
+      } else if (e.type === "StepRetrying") {
+        s.state = "retried"; s.retries = (s.retries || 0) + 1;
+        s.error = `${e.error_class}: ${e.message}`;
+      } else if (e.type === "StepSucceeded" || e.type === "StepFailed") {
+        s.state = e.type === "StepSucceeded" ? "done" : "failed";
+        s.ended = e.time; s.duration_ms = e.duration_ms; s.attempts = e.attempt;
+        if (e.type === "StepFailed") s.error = `${e.error_class}: ${e.message}`;
+      }
+      const g = nodes.get(s.id);
+      if (g) DAG.setState(g, s.state);
+    }
+    if (e.type === "PlanApproved" && run.status !== "running") run.status = "running";
+    if (e.type === "Replanned" || e.type === "PlanReady") {
+      load().catch((err) => PS.message(err.message));
+      return;
+    }
+    if (e.type === "RunFinished") {
+      run.status = e.state;
+      if (source) source.close();
+      $("status-line").textContent = "finished";
+      setStatus(e.state, e.reason || `run ${e.state}`);
+    }
+    refresh();
+  }
+
+  const types = ["RunCreated", "PlanReady", "AwaitingApproval", "PlanApproved", "RunStarted",
+                 "StepStarted", "StepProgress", "StepSucceeded", "StepFailed", "StepRetrying",
+                 "Replanned", "RunCancelled", "RunFinished"];
+  try {
+    const after = await load();
+    setStatus(run.status, run.reason);
+    if (!["succeeded", "failed", "cancelled"].includes(run.status)) {
+      source = PS.events(`/api/runs/${runId}/events`, after);
+      for (const type of types)
+        source.addEventListener(type, (m) => onEvent(JSON.parse(m.data)));
+      source.onerror = () => { $("status-line").textContent = "reconnecting…"; };
+      source.onopen = () => { $("status-line").textContent = "live"; };
+    }
+  } catch (error) {
+    PS.message(error.message);
+  }
+  $("cancel").addEventListener("click", async () => {
+    $("cancel").disabled = true;
+    try {
+      await PS.api(`/api/runs/${runId}/cancel`, { method: "POST", body: {} });
+    } catch (error) {
+      PS.message(error.message);
+    }
+  });
+})();

@@ -1,0 +1,24 @@
+"""The command table that keeps ``plansmith`` start-up lean matches the commands defined."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from plansmith.cli import COMMAND_MODULES, _register, app
+
+
+def test_every_command_is_in_the_table_and_nothing_else() -> None:
+    _register()
+    defined = {command.name for command in app.registered_commands}
+    assert defined == set(COMMAND_MODULES)
+
+
+def test_plan_command_does_not_import_the_run_web_or_mcp_faces() -> None:
+    code = (
+        "import sys; from plansmith.cli import _register; _register(['plansmith', 'plan']);"
+        "print(sorted(m for m in sys.modules if m.split('.')[:2] in (['plansmith', 'web'],"
+        " ['plansmith', 'engine'], ['plansmith', 'servers']) or m in ('mcp', 'fastapi')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,279 @@
+"""The HTTP API over a real engine and the counter MCP server (ASGI transport, no socket)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from _web_helpers import SLOW_BINDINGS, ServerThread, settings, sse_events, write_domains
+
+from plansmith.web import WebSettings, create_app
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def _client(app: Any) -> httpx.AsyncClient:
+    transport = httpx.ASGITransport(app=app)
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", timeout=60)
+
+
+@pytest.fixture
+async def client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(settings(tmp_path))
+    async with await _client(app) as c:
+        yield c
+    await app.state.controller.aclose()
+
+
+async def _finish(client: httpx.AsyncClient, run_id: str) -> list[dict[str, Any]]:
+    """Read the run's SSE stream to its end; the events' JSON."""
+    with anyio.fail_after(60):
+        response = await client.get(f"/api/runs/{run_id}/events")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    return [json.loads(e["data"]) for e in sse_events(response.text)]
+
+
+async def test_domains_lists_each_folder_with_its_problems(client: httpx.AsyncClient) -> None:
+    response = await client.get("/api/domains")
+    assert response.status_code == 200
+    assert response.json() == [
+        {
+            "name": "docs",
+            "domain_file": "domain.yaml",
+            "problems": ["problem-2", "problem-3"],
+            "runnable": True,
+        }
+    ]
+
+
+async def test_plan_returns_the_plan_json_and_its_hash(client: httpx.AsyncClient) -> None:
+    response = await client.post("/api/plan", json={"domain": "docs", "problem": "problem-3"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["steps"] == 6
+    assert body["plan"]["hash"] == body["plan_hash"]
+    assert {s["action"] for s in body["plan"]["steps"]} == {"summarise", "index"}
+
+
+async def test_unknown_problem_is_a_422_with_a_reason_and_hint(client: httpx.AsyncClient) -> None:
+    response = await client.post("/api/plan", json={"domain": "docs", "problem": "nope"})
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["type"] == "InputError"
+    assert "nope" in error["message"]
+    assert "problem-2" in error["hint"]
+
+
+async def test_invalid_names_and_bodies_are_rejected_before_any_work(
+    client: httpx.AsyncClient,
+) -> None:
+    bad = [
+        {"domain": "../etc", "problem": "x"},
+        {"domain": "docs"},
+        {"domain": "docs", "problem": "problem-2", "extra": 1},
+    ]
+    for body in bad:
+        response = await client.post("/api/plan", json=body)
+        assert response.status_code == 422
+        assert response.json()["error"]["type"] == "RequestValidationError"
+    response = await client.post(
+        "/api/plan", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 422
+
+
+async def test_missing_run_is_404_and_malformed_run_id_is_422(client: httpx.AsyncClient) -> None:
+    missing = await client.get("/api/runs/r-000000000000")
+    assert missing.status_code == 404
+    assert missing.json()["error"]["type"] == "RunNotFoundError"
+    malformed = await client.get("/api/runs/..%2F..%2Fetc")
+    assert malformed.status_code in (404, 422)
+    assert (await client.get("/api/runs/a%20b")).status_code == 422
+
+
+async def test_run_waits_for_approval_then_runs_every_step(client: httpx.AsyncClient) -> None:
+    created = await client.post("/api/runs", json={"domain": "docs", "problem": "problem-2"})
+    assert created.status_code == 201
+    run = created.json()
+    assert run["status"] == "awaiting approval"
+    assert [s["state"] for s in run["steps"]] == ["pending"] * 4
+    assert {(s["server"], s["tool"]) for s in run["steps"]} == {
+        ("counter", "work"),
+        ("counter", "echo"),
+    }
+    run_id = run["run_id"]
+
+    wrong = await client.post(
+        f"/api/runs/{run_id}/approve", json={"plan_hash": "sha256:" + "0" * 64}
+    )
+    assert wrong.status_code == 409
+    assert run["plan_hash"] in wrong.json()["error"]["hint"]
+
+    approved = await client.post(
+        f"/api/runs/{run_id}/approve", json={"plan_hash": run["plan_hash"]}
+    )
+    assert approved.status_code == 202
+    events = await _finish(client, run_id)
+    assert events[-1]["type"] == "RunFinished"
+    assert events[-1]["state"] == "succeeded"
+
+    detail = (await client.get(f"/api/runs/{run_id}")).json()
+    assert detail["status"] == "succeeded"
+    assert detail["approved_by"] == "person"
+    assert [s["state"] for s in detail["steps"]] == ["done"] * 4
+    assert all(s["duration_ms"] > 0 for s in detail["steps"])
+
+    report = (await client.get(f"/api/runs/{run_id}/report")).json()
+    assert report["counts"]["done"] == 4
+    assert {(t["tool"], t["calls"]) for t in report["by_tool"]} == {("work", 2), ("echo", 2)}
+    assert report["wall_ms"] > 0
+
+    runs = (await client.get("/api/runs")).json()
+    assert runs[0]["run_id"] == run_id
+    assert runs[0]["status"] == "succeeded"
+    again = await client.post(f"/api/runs/{run_id}/approve", json={"plan_hash": run["plan_hash"]})
+    assert again.status_code == 409
+
+
+def test_cancel_stops_a_running_step_and_records_it(tmp_path: Path) -> None:
+    root = write_domains(tmp_path, sizes=(1,), bindings=SLOW_BINDINGS)
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    with ServerThread(app) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+        run = client.post("/api/runs", json={"domain": "docs", "problem": "problem-1"}).json()
+        run_id = run["run_id"]
+        client.post(f"/api/runs/{run_id}/approve", json={"plan_hash": run["plan_hash"]})
+        with client.stream("GET", f"/api/runs/{run_id}/events") as stream:
+            for line in stream.iter_lines():
+                if line == "event: StepStarted":
+                    break
+        cancelled = client.post(f"/api/runs/{run_id}/cancel", json={"reason": "stop"})
+        assert cancelled.status_code == 202
+        assert cancelled.json()["status"] == "cancelled"
+        events = [
+            json.loads(e["data"]) for e in sse_events(client.get(f"/api/runs/{run_id}/events").text)
+        ]
+        assert [e["type"] for e in events[-2:]] == ["RunCancelled", "RunFinished"]
+        assert events[-1]["state"] == "cancelled"
+        detail = client.get(f"/api/runs/{run_id}").json()
+        assert detail["steps"][0]["state"] == "running"  # started, never finished
+        assert client.post(f"/api/runs/{run_id}/cancel").status_code == 409
+
+
+async def test_cancel_of_a_run_awaiting_approval_ends_it(client: httpx.AsyncClient) -> None:
+    run = (await client.post("/api/runs", json={"domain": "docs", "problem": "problem-2"})).json()
+    response = await client.post(f"/api/runs/{run['run_id']}/cancel")
+    assert response.status_code == 202
+    detail = (await client.get(f"/api/runs/{run['run_id']}")).json()
+    assert detail["status"] == "cancelled"
+    approve = await client.post(
+        f"/api/runs/{run['run_id']}/approve", json={"plan_hash": run["plan_hash"]}
+    )
+    assert approve.status_code == 409
+
+
+async def test_token_is_required_as_bearer_or_query_when_set(tmp_path: Path) -> None:
+    app = create_app(settings(tmp_path, token="s3cret"))
+    async with await _client(app) as client:
+        assert (await client.get("/api/domains")).status_code == 401
+        wrong = await client.get("/api/domains", headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401
+        ok = await client.get("/api/domains", headers={"Authorization": "Bearer s3cret"})
+        assert ok.status_code == 200
+        assert (await client.get("/api/domains?token=s3cret")).status_code == 200
+        assert (await client.get("/")).status_code == 200  # pages hold no data
+    await app.state.controller.aclose()
+
+
+async def test_foreign_host_names_are_refused_on_loopback(client: httpx.AsyncClient) -> None:
+    response = await client.get("/api/domains", headers={"Host": "evil.example"})
+    assert response.status_code == 400
+
+
+async def test_pages_and_static_assets_are_served_without_a_cdn(client: httpx.AsyncClient) -> None:
+    for path in (
+        "/",
+        "/runs",
+        "/plan?domain=docs&problem=problem-2",
+        "/runs/r-1/plan",
+        "/runs/r-1",
+    ):
+        response = await client.get(path)
+        assert response.status_code == 200, path
+        assert "http" not in response.text.split("<main>")[0].replace("http-equiv", "")
+        for src in ("/static/common.js", "/static/dag.js", "/static/app.css"):
+            assert src in response.text
+    assert (await client.get("/static/dag.js")).status_code == 200
+    assert (await client.get("/runs/bad%20id")).status_code == 422
+
+
+async def test_openapi_schema_lists_every_operation(client: httpx.AsyncClient) -> None:
+    schema = (await client.get("/openapi.json")).json()
+    paths = set(schema["paths"])
+    assert {
+        "/api/domains",
+        "/api/plan",
+        "/api/check",
+        "/api/runs",
+        "/api/runs/{run_id}",
+        "/api/runs/{run_id}/approve",
+        "/api/runs/{run_id}/cancel",
+        "/api/runs/{run_id}/report",
+        "/api/runs/{run_id}/events",
+    } <= paths
+
+
+async def test_check_binds_every_step_against_the_live_server(client: httpx.AsyncClient) -> None:
+    response = await client.post("/api/check", json={"domain": "docs", "problem": "problem-2"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["steps"] == 4
+    assert {s["tool"] for s in body["bound"]["steps"]} == {"work", "echo"}
+
+
+async def test_check_reports_binding_problems_as_422_with_details(tmp_path: Path) -> None:
+    bindings = SLOW_BINDINGS.replace("tool: sleep", "tool: no_such_tool")
+    root = write_domains(tmp_path, sizes=(1,), bindings=bindings)
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    async with await _client(app) as client:
+        response = await client.post("/api/check", json={"domain": "docs", "problem": "problem-1"})
+        assert response.status_code == 422
+        error = response.json()["error"]
+        assert error["type"] == "BindingError"
+        assert any("no_such_tool" in d for d in [error["message"], *error["details"]])
+    await app.state.controller.aclose()
+
+
+async def test_a_server_that_does_not_start_is_a_424_and_a_failed_run(tmp_path: Path) -> None:
+    root = write_domains(tmp_path, sizes=(1,), COUNTER_DIE_AT_START="1")
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    async with await _client(app) as client:
+        response = await client.post("/api/runs", json={"domain": "docs", "problem": "problem-1"})
+        assert response.status_code == 424
+        assert response.json()["error"]["type"] == "ServerStartError"
+        runs = (await client.get("/api/runs")).json()
+        assert [r["status"] for r in runs] == ["failed"]
+    await app.state.controller.aclose()
+
+
+async def test_an_app_over_an_existing_engine_uses_its_run_log(tmp_path: Path) -> None:
+    from plansmith.engine import Engine
+
+    engine = Engine(tmp_path / "home")
+    engine.log.create_run("r-old", "2026-01-01T00:00:00.000Z", {"domain": "d.yaml"})
+    app = create_app(engine)
+    async with await _client(app) as client:
+        assert (await client.get("/api/domains")).json() == []  # no --domains folder
+        runs = (await client.get("/api/runs")).json()
+        assert [(r["run_id"], r["status"]) for r in runs] == [("r-old", "created")]
+    await app.state.controller.aclose()
