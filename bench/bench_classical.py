@@ -7,7 +7,7 @@ start-up, parsing and grounding count for every planner alike.
 
 Configurations:
   plansmith   ``plansmith plan DOMAIN TASK`` (default: lazy GBFS + hFF, preferred operators)
-  fd          Fast Downward from the ``up-fast-downward`` wheel, ``lazy_greedy([ff], preferred=[ff])``
+  fd          Fast Downward (``up-fast-downward`` wheel), ``lazy_greedy([ff], preferred=[ff])``
   pyperplan   pyperplan 2.1, ``-s gbf -H hff``
 
 The peers are GPL and are only run as processes, never imported.

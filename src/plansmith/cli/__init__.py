@@ -36,7 +36,7 @@ def _register(argv: Sequence[str] | None = None) -> None:
 
     With ``argv`` naming a known command, only that command's module is imported.
     """
-    name = argv[1] if argv is not None and len(argv) > 1 else None
+    name = argv[1] if argv is not None and len(argv) > 1 else ""
     known = name in COMMAND_MODULES
     modules = {COMMAND_MODULES[name]} if known else set(COMMAND_MODULES.values())
     for module in sorted(modules):

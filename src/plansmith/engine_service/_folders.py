@@ -1,0 +1,122 @@
+"""Domain folders: ``domain.yaml`` plus, optionally, ``problem.yaml`` (default objects
+and initial state), ``bindings.yaml`` and ``servers.json`` (what running needs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from plansmith.binding import Bindings, load_bindings
+from plansmith.errors import InputError, Location
+from plansmith.formats import load_domain, load_problem, parse_problem
+from plansmith.model import Domain, Problem, TypedName
+
+__all__ = ["DomainFolder", "load_folders", "shipped_domain_dirs", "problem_of", "objects_of"]
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True, slots=True)
+class DomainFolder:
+    name: str
+    path: Path
+    domain: Domain
+    problem: Problem | None = None
+    bindings: Bindings | None = None
+
+    @property
+    def domain_file(self) -> Path:
+        return self.path / "domain.yaml"
+
+    @property
+    def bindings_file(self) -> Path:
+        return self.path / "bindings.yaml"
+
+    @property
+    def servers_file(self) -> Path:
+        return self.path / "servers.json"
+
+    @property
+    def runnable(self) -> bool:
+        return self.bindings is not None and self.servers_file.is_file()
+
+
+def shipped_domain_dirs() -> list[Path]:
+    """The folders plansmith ships with a ``domain.yaml``: examples, then domains."""
+    found: list[Path] = []
+    for parent in (_PACKAGE / "examples", _PACKAGE / "domains"):
+        if parent.is_dir():
+            found.extend(p for p in sorted(parent.iterdir()) if (p / "domain.yaml").is_file())
+    return found
+
+
+def _folder(path: Path) -> DomainFolder:
+    domain = load_domain(path / "domain.yaml")
+    problem_file = path / "problem.yaml"
+    problem = load_problem(problem_file, domain) if problem_file.is_file() else None
+    bindings_file = path / "bindings.yaml"
+    bindings = load_bindings(bindings_file) if bindings_file.is_file() else None
+    return DomainFolder(path.name, path, domain, problem, bindings)
+
+
+def load_folders(dirs: Iterable[Path]) -> dict[str, DomainFolder]:
+    """Each folder with a ``domain.yaml``, by folder name; ``dirs`` may also be parents."""
+    folders: dict[str, DomainFolder] = {}
+    for d in dirs:
+        candidates = [d] if (d / "domain.yaml").is_file() else sorted(d.glob("*/domain.yaml"))
+        for path in (c if c.is_dir() else c.parent for c in candidates):
+            if path.name in folders:
+                raise InputError(
+                    f"two domain folders are named {path.name!r}",
+                    location=Location(str(path)),
+                    hint="rename one of the folders",
+                )
+            folders[path.name] = _folder(path)
+    return folders
+
+
+def problem_of(
+    folder: DomainFolder,
+    *,
+    goal: Sequence[str] = (),
+    tasks: Sequence[str] = (),
+    objects: Mapping[str, str] | None = None,
+    init: Sequence[str] | None = None,
+) -> tuple[str, Problem]:
+    """The problem text for a request, parsed (and so validated) like a user's file.
+
+    Objects and init default to the folder's ``problem.yaml``.
+    """
+    base = folder.problem
+    if objects is None:
+        objects = {o.name: o.type for o in base.objects} if base else {}
+    if init is None:
+        init = sorted(str(a) for a in base.init) if base else []
+    if not goal and not tasks:
+        raise InputError(
+            "make_plan needs a goal, tasks or a request",
+            location=Location(step="make_plan"),
+            hint='pass goal=["pred(obj)"], tasks=["task(obj)"] or request="..."',
+        )
+    data: dict[str, object] = {
+        "problem": f"{folder.name}-request",
+        "domain": folder.domain.name,
+        "objects": dict(objects),
+        "init": list(init),
+    }
+    if goal:
+        data["goal"] = list(goal)
+    if tasks:
+        data["tasks"] = list(tasks)
+    text = yaml.safe_dump(data, sort_keys=False)
+    return text, parse_problem(text, folder.domain, file="make_plan")
+
+
+def objects_of(folder: DomainFolder, objects: Mapping[str, str] | None) -> tuple[TypedName, ...]:
+    """The request's objects, else the folder's ``problem.yaml`` objects."""
+    if objects is not None:
+        return tuple(TypedName(str(k), str(v)) for k, v in objects.items())
+    return folder.problem.objects if folder.problem else ()

@@ -1,0 +1,136 @@
+"""The runs the service started: asynchronous engine runs, owned, limited in number.
+
+A run is started only on the exact plan that was approved: if the engine plans a
+different hash from the stored problem, the run is stopped before any step runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from plansmith.engine import Engine, RunInputs
+from plansmith.engine_service._report import build_report, report_markdown
+from plansmith.engine_service._runs import RunRecord, run_status
+from plansmith.errors import (
+    BusyError,
+    ExecutionError,
+    Location,
+    PlansmithError,
+    RunNotFoundError,
+)
+from plansmith.execution import ApprovalPolicy, Event, PlanReady
+from plansmith.servers import RunHandle, RunList, RunReport, RunStatus
+
+__all__ = ["RunBook"]
+
+
+class RunBook:
+    """Start, watch, report and cancel runs; ``share_runs`` lets every owner see every run."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        max_runs: int,
+        max_parallel: int,
+        share_runs: bool,
+        policy: ApprovalPolicy,
+    ) -> None:
+        self.engine = engine
+        self.max_runs = max_runs
+        self.max_parallel = max_parallel
+        self.share_runs = share_runs
+        self.policy = policy
+        self._runs: dict[str, RunRecord] = {}
+
+    def active(self) -> int:
+        return sum(1 for r in self._runs.values() if r.task is not None and not r.task.done())
+
+    def start(
+        self, plan_hash: str, inputs: RunInputs, asked: dict[str, Any], owner: str
+    ) -> RunHandle:
+        if self.active() >= self.max_runs:
+            raise BusyError(
+                f"{self.max_runs} runs are in flight, the most this server allows",
+                location=Location(step="start_run"),
+                hint="busy, retry later (poll get_run_status of your runs until one finishes)",
+            )
+        record = RunRecord(self.engine.new_run_id(), plan_hash, owner, asked)
+        self._runs[record.run_id] = record
+        record.task = asyncio.get_running_loop().create_task(self._execute(record, inputs))
+        return RunHandle(record.run_id, plan_hash, "starting")
+
+    async def _execute(self, record: RunRecord, inputs: RunInputs) -> None:
+        def same_plan(event: Event) -> None:
+            # raised from the PlanReady emit: the engine stops before approving or calling
+            if isinstance(event, PlanReady) and event.plan_hash != record.plan_hash:
+                raise ExecutionError(
+                    f"the engine planned {event.plan_hash}, not the approved "
+                    f"{record.plan_hash}; nothing was run",
+                    location=Location(step=record.run_id),
+                    hint="a domain or problem file changed since make_plan: plan again",
+                )
+
+        try:
+            await self.engine.run(
+                inputs,
+                approve=True,
+                policy=self.policy,
+                max_parallel=self.max_parallel,
+                subscribe=same_plan,
+                run_id=record.run_id,
+            )
+        except PlansmithError as error:
+            record.error = f"{type(error).__name__}: {error}"
+        except asyncio.CancelledError:
+            record.error = "cancelled"
+        except Exception as error:  # the run engine died: say so in the status
+            record.error = f"InternalError: the run engine stopped: {type(error).__name__}: {error}"
+
+    def record(self, run_id: str, owner: str) -> RunRecord:
+        record = self._runs.get(run_id)
+        if record is None or (not self.share_runs and record.owner != owner):
+            raise RunNotFoundError(
+                f"no run {run_id!r} in this session",
+                location=Location(step="run_id"),
+                hint="call list_runs to see this session's runs",
+            )
+        return record
+
+    def status(self, run_id: str, owner: str) -> RunStatus:
+        return run_status(self.record(run_id, owner), self.engine.log)
+
+    def report(self, run_id: str, owner: str) -> RunReport:
+        record = self.record(run_id, owner)
+        try:
+            events = list(self.engine.log.events(record.run_id))
+        except RunNotFoundError:
+            events = []
+        report = build_report(run_id, events, self.engine.log, record.asked)
+        if report["state"] == "running":  # no RunFinished (yet): the status knows why
+            report["state"] = run_status(record, self.engine.log).state
+            report["reason"] = record.error
+        return RunReport(run_id, report_markdown(report), report)
+
+    async def cancel(self, run_id: str, owner: str) -> RunStatus:
+        record = self.record(run_id, owner)
+        task = record.task
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait({task})
+            if task.cancelled() and record.error is None:  # cancelled before it began
+                record.error = "cancelled"
+        return run_status(record, self.engine.log)
+
+    def list(self, owner: str) -> RunList:
+        mine = [r for r in self._runs.values() if self.share_runs or r.owner == owner]
+        return RunList(tuple(run_status(r, self.engine.log) for r in reversed(mine)))
+
+    async def aclose(self) -> None:
+        """Cancel the runs in flight and wait for them (their logs record the cancel)."""
+        tasks = {r.task for r in self._runs.values() if r.task is not None and not r.task.done()}
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)

@@ -1,0 +1,58 @@
+"""A run started by the service, and its status from the run log."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from plansmith.errors import RunNotFoundError
+from plansmith.execution import RunLog, StepState, fold
+from plansmith.servers import RunStatus
+
+__all__ = ["RunRecord", "run_status"]
+
+
+@dataclass(slots=True)
+class RunRecord:
+    run_id: str
+    plan_hash: str
+    owner: str
+    asked: dict[str, Any] = field(default_factory=dict)
+    task: asyncio.Task[None] | None = None
+    error: str | None = None
+
+
+def run_status(record: RunRecord, log: RunLog) -> RunStatus:
+    """State, progress, steps in flight, failures and replans, from the log (pure fold)."""
+    try:
+        state = fold(record.run_id, log.events(record.run_id))
+    except RunNotFoundError:
+        state = None
+    task_done = record.task is None or record.task.done()
+    if state is None:
+        name = "starting"
+        if task_done and record.error:
+            name = "cancelled" if record.error == "cancelled" else "failed"
+        return RunStatus(record.run_id, record.plan_hash, name, 0, 0, 0.0, error=record.error)
+    live = {k: v for k, v in state.states.items() if v is not StepState.DROPPED}
+    done = sum(1 for v in live.values() if v is StepState.SUCCEEDED)
+    total = len(live)
+    if state.finished is not None:
+        name = state.finished
+    elif task_done:
+        name = "cancelled" if record.error == "cancelled" else "failed"
+    else:
+        name = "running"
+    return RunStatus(
+        record.run_id,
+        record.plan_hash,
+        name,
+        done,
+        total,
+        round(100.0 * done / total, 1) if total else (100.0 if name == "succeeded" else 0.0),
+        in_flight=tuple(k for k, v in live.items() if v is StepState.RUNNING),
+        failures=tuple(dict.fromkeys([*state.failed_all, *state.failed_pending])),
+        replans=state.replans,
+        error=record.error,
+    )

@@ -1,0 +1,269 @@
+"""plansmith's own MCP server: plan, approve, run, status and report from any MCP host.
+
+``build_face_server(service)`` builds an SDK ``MCPServer`` over any object that
+implements ``PlansmithService``. Every tool has an output schema; every plansmith
+error becomes a typed tool error (``ErrorType: message``, with its hint).
+"""
+
+# No `from __future__ import annotations`: the SDK evaluates the closures' annotations.
+
+import dataclasses
+import json
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer, Resolve, Sample
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.types import CreateMessageResult
+
+from plansmith.errors import InputError, PlansmithError
+from plansmith.servers._face_llm import repair_prompt, translation_prompt
+from plansmith.servers._face_openai import OpenAIConfig, openai_config
+from plansmith.servers._face_owner import owner_of, tool_error
+from plansmith.servers._face_prompt import plan_and_run_prompt
+from plansmith.servers._face_service import (
+    ApprovalResult,
+    DomainInfo,
+    DomainList,
+    PlanResult,
+    PlansmithService,
+    RunHandle,
+    RunList,
+    RunReport,
+    RunStatus,
+    Translation,
+)
+from plansmith.servers._face_translate import (
+    check_answer,
+    choose_translator,
+    reply_text,
+    sample,
+    translation,
+    via_openai,
+)
+
+__all__ = ["build_face_server"]
+
+T = TypeVar("T")
+Translator = Literal["auto", "offline", "sampling", "openai"]
+Reply = CreateMessageResult | None
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+
+
+async def _guard(work: Callable[[], Awaitable[T]]) -> T:
+    try:
+        return await work()
+    except PlansmithError as error:
+        raise tool_error(error) from None
+
+
+def build_face_server(
+    service: PlansmithService,
+    *,
+    name: str = "plansmith",
+    env: Mapping[str, str] | None = None,
+    log_level: LogLevel = "WARNING",
+) -> MCPServer:
+    """The MCP server; ``env`` configures the OpenAI-compatible translator (see _face_openai).
+
+    Raises ``InputError`` when that configuration is incomplete.
+    """
+    openai: OpenAIConfig | None = openai_config(os.environ if env is None else env)
+    server = MCPServer(
+        name,
+        version="0.1.0",
+        instructions="Plan first, then act: make_plan, approve_plan, start_run, "
+        "get_run_status until done, get_run_report. See the prompt plan_and_run.",
+        log_level=log_level,
+    )
+
+    def info(domain: str) -> DomainInfo:
+        try:
+            return service.describe_domain(domain)
+        except PlansmithError as error:
+            raise tool_error(error) from None
+
+    async def first_sample(
+        domain: str, request: str | None, translator: str, ctx: Context
+    ) -> Sample | None:
+        try:
+            source = choose_translator(translator, request, ctx, openai)
+        except PlansmithError as error:
+            raise tool_error(error) from None
+        if request is None or source != "sampling":
+            return None
+        return sample(translation_prompt(info(domain), request))
+
+    async def second_sample(
+        domain: str,
+        request: str | None,
+        objects: dict[str, str] | None,
+        init: list[str] | None,
+        first: Annotated[Reply, Resolve(first_sample)],
+    ) -> Sample | None:
+        if first is None or request is None:
+            return None
+        checked = check_answer(service, domain, reply_text(first), objects, init)
+        if checked.goal is not None:
+            return None
+        return sample(repair_prompt(info(domain), request, reply_text(first), str(checked.error)))
+
+    async def translate(
+        domain: str,
+        request: str,
+        source: str,
+        *,
+        objects: dict[str, str] | None,
+        init: list[str] | None,
+        replies: tuple[Reply, Reply],
+    ) -> Translation | None:
+        if source == "openai":
+            if openai is None:
+                raise InputError(
+                    "translator 'openai' needs PLANSMITH_LLM_BASE_URL and PLANSMITH_LLM_MODEL",
+                    hint="set them, or use translator='offline' or 'sampling'",
+                )
+            return await via_openai(service, openai, domain, request, objects=objects, init=init)
+        if source != "sampling":
+            return None
+        errors: list[str] = []
+        for calls, reply in enumerate(replies, start=1):
+            if reply is None:
+                break
+            checked = check_answer(service, domain, reply_text(reply), objects, init)
+            if checked.goal is not None:
+                return translation("sampling", request, checked.goal, calls)
+            errors.append(str(checked.error))
+        raise InputError(
+            f"the host model's goal was refused: {'; '.join(errors) or 'no answer'}",
+            hint="rephrase the request, or pass goal=[...] yourself",
+        )
+
+    @server.tool()
+    async def list_domains() -> DomainList:
+        """The domains plansmith serves, with their named goals and required servers."""
+        return await _guard(lambda: _now(service.list_domains()))
+
+    @server.tool()
+    async def describe_domain(name: str) -> DomainInfo:
+        """A domain's actions (with tools and tiers), tasks, named goals, objects and servers."""
+        return await _guard(lambda: _now(service.describe_domain(name)))
+
+    @server.tool()
+    async def make_plan(  # noqa: PLR0917 - the SDK passes arguments by keyword
+        domain: str,
+        ctx: Context,
+        first: Annotated[Reply, Resolve(first_sample)],
+        second: Annotated[Reply, Resolve(second_sample)],
+        goal: list[str] | None = None,
+        tasks: list[str] | None = None,
+        request: str | None = None,
+        objects: dict[str, str] | None = None,
+        init: list[str] | None = None,
+        translator: Translator = "auto",
+    ) -> PlanResult:
+        """Plan for a goal (["pred(obj)", ...]), HTN tasks, or a natural-language request.
+
+        Returns the plan hash, steps, Mermaid DAG, tiers needing approval and a binding
+        check against the live servers; or, when the request is ambiguous, the candidates.
+        """
+
+        async def work() -> PlanResult:
+            await ctx.report_progress(0, 3, message="translating")
+            source = choose_translator(translator, request, ctx, openai)
+            given: Translation | None = None
+            if request is not None and source is not None:
+                given = await translate(
+                    domain, request, source, objects=objects, init=init, replies=(first, second)
+                )
+            await ctx.report_progress(1, 3, message="planning and checking bindings")
+            result = await service.make_plan(
+                domain,
+                goal=given.goal if given else tuple(goal or ()),
+                tasks=given.tasks if given else tuple(tasks or ()),
+                request=request if given is None else None,
+                objects=objects,
+                init=init,
+                translation=given,
+                owner=owner_of(ctx.headers),
+            )
+            await ctx.report_progress(3, 3, message=result.status)
+            return result
+
+        return await _guard(work)
+
+    @server.tool()
+    async def approve_plan(plan_hash: str, ctx: Context) -> ApprovalResult:
+        """Approve a plan by its hash (needed before a plan with write/execute steps runs)."""
+        return await _guard(
+            lambda: _now(service.approve_plan(plan_hash, owner=owner_of(ctx.headers)))
+        )
+
+    @server.tool()
+    async def start_run(plan_hash: str, ctx: Context) -> RunHandle:
+        """Start running an approved plan; returns a run id at once (poll get_run_status)."""
+        return await _guard(lambda: _now(service.start_run(plan_hash, owner=owner_of(ctx.headers))))
+
+    @server.tool()
+    async def get_run_status(run_id: str, ctx: Context) -> RunStatus:
+        """State, steps done of total, percent, steps in flight, failures and replans."""
+        return await _guard(
+            lambda: _now(service.get_run_status(run_id, owner=owner_of(ctx.headers)))
+        )
+
+    @server.tool()
+    async def get_run_report(run_id: str, ctx: Context) -> RunReport:
+        """The run's report, as Markdown and as JSON."""
+        return await _guard(
+            lambda: _now(service.get_run_report(run_id, owner=owner_of(ctx.headers)))
+        )
+
+    @server.tool()
+    async def cancel_run(run_id: str, ctx: Context) -> RunStatus:
+        """Cancel a run of this session."""
+        return await _guard(lambda: service.cancel_run(run_id, owner=owner_of(ctx.headers)))
+
+    @server.tool()
+    async def list_runs(ctx: Context) -> RunList:
+        """This session's runs, newest first."""
+        return await _guard(lambda: _now(service.list_runs(owner=owner_of(ctx.headers))))
+
+    _resources(server, service)
+    server.prompt(name="plan_and_run")(plan_and_run_prompt)
+    return server
+
+
+async def _now(value: T) -> T:
+    return value
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, default=_plain)
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    raise TypeError(type(value).__name__)
+
+
+def _resources(server: MCPServer, service: PlansmithService) -> None:
+    def read(work: Callable[[], Any]) -> str:
+        try:
+            return _json(work())
+        except PlansmithError as error:  # the client gets -32602 with this message
+            raise ResourceNotFoundError(f"{type(error).__name__}: {error}") from None
+
+    @server.resource("plansmith://domains/{name}", mime_type="application/json")
+    def domain_resource(name: str) -> str:
+        return read(lambda: service.describe_domain(name))
+
+    @server.resource("plansmith://plans/{plan_hash}", mime_type="application/json")
+    def plan_resource(plan_hash: str) -> str:
+        return read(lambda: service.plan_document(plan_hash))
+
+    @server.resource("plansmith://runs/{run_id}", mime_type="application/json")
+    def run_resource(run_id: str, ctx: Context) -> str:
+        owner = owner_of(ctx.headers)
+        return read(lambda: service.get_run_report(run_id, owner=owner).report)

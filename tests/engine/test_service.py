@@ -1,0 +1,314 @@
+"""The engine as plansmith's MCP face, in memory: plan, approve, run, status, report."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "servers"))
+import _face_helpers as fh
+
+pytestmark = pytest.mark.anyio
+counter_url = fh.counter_url
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _client(service: Any) -> Any:
+    from mcp import Client
+
+    from plansmith.servers import build_face_server
+
+    return Client(build_face_server(service, env={}))
+
+
+async def test_every_tool_has_an_output_schema_and_the_prompt_and_resources_exist(
+    counter_url: str,
+    tmp_path: Path,
+) -> None:
+    async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
+        tools = (await client.list_tools()).tools
+        templates = (await client.list_resource_templates()).resource_templates
+        prompt = await client.get_prompt("plan_and_run", {"request": "index d1"})
+    assert {t.name for t in tools} == {
+        "list_domains", "describe_domain", "make_plan", "approve_plan", "start_run",
+        "get_run_status", "get_run_report", "cancel_run", "list_runs",
+    }  # fmt: skip
+    assert all(t.output_schema is not None for t in tools)
+    assert {t.uri_template for t in templates} == {
+        "plansmith://domains/{name}", "plansmith://plans/{plan_hash}", "plansmith://runs/{run_id}"
+    }  # fmt: skip
+    assert "approve_plan" in prompt.messages[0].content.text
+
+
+async def test_list_and_describe_show_goals_tools_and_servers(
+    counter_url: str, tmp_path: Path
+) -> None:
+    async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
+        domains = await fh.call(client, "list_domains")
+        info = await fh.call(client, "describe_domain", {"name": "docs"})
+        text = (await client.read_resource("plansmith://domains/docs")).contents[0].text
+    names = [d["name"] for d in domains["domains"]]
+    assert names[0] == "docs"
+    assert "doc-pipeline" in names  # the shipped examples are served too
+    assert info["servers"] == ["counter"]
+    tools = {a["name"]: a["tool"] for a in info["actions"]}
+    assert tools == {"summarise": "work", "index": "echo", "archive": "sleep"}
+    assert [g["name"] for g in info["goals"]] == ["searchable", "summarised"]
+    assert json.loads(text)["name"] == "docs"
+
+
+async def test_structured_goal_plans_approves_runs_and_reports(
+    counter_url: str, tmp_path: Path
+) -> None:
+    async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
+        plan = await fh.call(
+            client, "make_plan", {"domain": "docs", "goal": ["indexed(d1)", "indexed(d2)"]}
+        )
+        refused = await fh.error_text(client, "start_run", {"plan_hash": plan["plan_hash"]})
+        approval = await fh.call(client, "approve_plan", {"plan_hash": plan["plan_hash"]})
+        run = await fh.call(client, "start_run", {"plan_hash": plan["plan_hash"]})
+        status = await fh.poll(client, run["run_id"])
+        report = await fh.call(client, "get_run_report", {"run_id": run["run_id"]})
+        doc = json.loads(
+            (await client.read_resource(f"plansmith://plans/{plan['plan_hash']}")).contents[0].text
+        )
+    assert plan["status"] == "planned"
+    assert [s["action"] for s in plan["steps"]].count("index") == 2
+    assert plan["tiers"] == ["write"]
+    assert plan["needs_approval"] is True
+    assert plan["binding"] == {"ok": True, "servers": ["counter"], "problems": []}
+    assert plan["mermaid"].startswith("flowchart")
+    assert "ApprovalRequiredError" in refused
+    assert "approve_plan" in refused
+    assert approval["approved_by"] == "local"
+    assert status == {
+        "run_id": run["run_id"], "plan_hash": plan["plan_hash"], "state": "succeeded",
+        "done": 4, "total": 4, "percent": 100.0, "in_flight": [], "failures": [],
+        "replans": 0, "error": None,
+    }  # fmt: skip
+    data = report["report"]
+    assert data["plan"] == {
+        "hash": plan["plan_hash"], "approved_by": "local", "approval_event": "person"
+    }  # fmt: skip
+    assert data["servers"] == {"counter": 4}
+    assert data["llm_calls"] == 0
+    assert {o["from"]: o["value"] for o in data["outputs"]}["s3.value"] in ("d1!", "d2!")
+    assert all(s["tool"] in ("work", "echo") and s["duration_ms"] >= 0 for s in data["steps"])
+    assert f"`{plan['plan_hash']}`, approved by local" in report["markdown"]
+    assert "- `s1.done` = " in report["markdown"]
+    assert doc["plan"]["hash"] == plan["plan_hash"]
+
+
+async def test_offline_request_becomes_the_named_goal_over_the_named_objects(
+    counter_url: str,
+    tmp_path: Path,
+) -> None:
+    async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
+        plan, run_id = await fh.plan_approve_run(client, request="please index d0 and d2")
+        await fh.poll(client, run_id)
+        report = await fh.call(client, "get_run_report", {"run_id": run_id})
+    assert plan["translation"]["source"] == "offline"
+    assert plan["translation"]["goal"] == ["indexed(d0)", "indexed(d2)"]
+    assert plan["translation"]["chosen"] == "searchable"
+    assert report["report"]["asked"]["request"] == "please index d0 and d2"
+    assert "- Asked: please index d0 and d2" in report["markdown"]
+
+
+async def test_unsure_offline_request_answers_with_candidates_and_no_plan(
+    counter_url: str, tmp_path: Path
+) -> None:
+    async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
+        vague = await fh.call(client, "make_plan", {"domain": "docs", "request": "do d1"})
+        nothing = await fh.call(client, "make_plan", {"domain": "docs", "request": "searchable"})
+    assert vague["status"] == "needs_choice"
+    assert vague["plan_hash"] is None
+    assert [c.split(":")[0] for c in vague["translation"]["candidates"]] == [
+        "searchable", "summarised"
+    ]  # fmt: skip
+    assert nothing["status"] == "needs_choice"  # which document is not said
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            {"domain": "nope", "goal": ["indexed(d1)"]},
+            "InputError: step domain: no domain named 'nope'",
+        ),
+        ({"domain": "docs", "goal": ["indexd(d1)"]}, "unknown predicate 'indexd'"),
+        ({"domain": "docs", "goal": ["indexed(zz)"]}, "unknown object 'zz'"),
+        ({"domain": "docs"}, "needs a goal, tasks or a request"),
+        ({"domain": "docs", "goal": ["indexed(d1)"], "objects": {"x": "nosuchtype"}}, "Error"),
+    ],
+)
+async def test_bad_goals_are_refused_with_typed_errors(
+    counter_url: str, tmp_path: Path, args: dict[str, Any], expected: str
+) -> None:
+    async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
+        text = await fh.error_text(client, "make_plan", args)
+    assert expected in text
+
+
+async def test_htn_tasks_plan_too(counter_url: str, tmp_path: Path) -> None:
+    async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
+        plan = await fh.call(client, "make_plan", {"domain": "docs", "tasks": ["publish(d1)"]})
+    assert [s["action"] for s in plan["steps"]] == ["summarise", "index"]
+
+
+async def test_a_missing_server_shows_in_the_binding_check_and_refuses_the_run(
+    counter_url: str,
+    tmp_path: Path,
+) -> None:
+    service = fh.make_service(tmp_path, url=counter_url)
+    (tmp_path / "domains" / "docs" / "servers.json").write_text(
+        json.dumps({"mcpServers": {"counter": {"command": str(tmp_path / "no-such-server")}}})
+    )
+    async with _client(service) as client:
+        plan = await fh.call(client, "make_plan", {"domain": "docs", "goal": ["indexed(d1)"]})
+        await fh.call(client, "approve_plan", {"plan_hash": plan["plan_hash"]})
+        text = await fh.error_text(client, "start_run", {"plan_hash": plan["plan_hash"]})
+    assert plan["binding"]["ok"] is False
+    assert "ServerStartError" in plan["binding"]["problems"][0]
+    assert text.startswith("Error executing tool start_run: ServerStartError: ")
+    assert "hint:" in text
+
+
+async def test_unknown_plan_and_run_ids_are_typed_errors(counter_url: str, tmp_path: Path) -> None:
+    async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
+        no_plan = await fh.error_text(client, "approve_plan", {"plan_hash": "sha256:00"})
+        no_run = await fh.error_text(client, "get_run_status", {"run_id": "r-nope"})
+    assert "InputError: step plan_hash: no plan with hash" in no_plan
+    assert "RunNotFoundError" in no_run
+
+
+async def test_runs_belong_to_their_owner_unless_shared(counter_url: str, tmp_path: Path) -> None:
+    from plansmith.errors import RunNotFoundError
+
+    service = fh.make_service(tmp_path, url=counter_url)
+    plan = await service.make_plan("docs", goal=["summarised(d1)"], owner="a")
+    run = service.start_run(plan.plan_hash, owner="a")
+    with pytest.raises(RunNotFoundError):
+        service.get_run_status(run.run_id, owner="b")
+    with pytest.raises(RunNotFoundError):
+        await service.cancel_run(run.run_id, owner="b")
+    assert service.list_runs(owner="b").runs == ()
+    assert [r.run_id for r in service.list_runs(owner="a").runs] == [run.run_id]
+    service.runs.share_runs = True
+    assert service.get_run_status(run.run_id, owner="b").run_id == run.run_id
+    await service.aclose()
+
+
+async def test_runs_over_the_limit_are_refused_as_busy(counter_url: str, tmp_path: Path) -> None:
+    from plansmith.errors import BusyError
+
+    service = fh.make_service(tmp_path, url=counter_url, max_runs=2)
+    plan = await service.make_plan("docs", goal=["summarised(d1)"])  # read tier: no approval
+    first = service.start_run(plan.plan_hash)
+    service.start_run(plan.plan_hash)
+    with pytest.raises(BusyError) as caught:
+        service.start_run(plan.plan_hash)
+    assert "retry later" in str(caught.value)
+    await service.cancel_run(first.run_id)
+    assert service.start_run(plan.plan_hash).state == "starting"  # a slot is free again
+    await service.aclose()
+
+
+async def test_cancel_run_stops_it_and_the_status_says_cancelled(
+    counter_url: str, tmp_path: Path
+) -> None:
+    async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
+        _, run_id = await fh.plan_approve_run(client, goal=["archived(d1)"])  # sleeps 600 s
+        status = await fh.call(client, "cancel_run", {"run_id": run_id})
+        report = await fh.call(client, "get_run_report", {"run_id": run_id})
+    assert status["state"] == "cancelled"
+    assert report["report"]["state"] == "cancelled"
+
+
+async def test_make_plan_reports_progress(counter_url: str, tmp_path: Path) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append((value, total, message))
+
+    async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
+        result = await client.call_tool(
+            "make_plan", {"domain": "docs", "goal": ["indexed(d1)"]}, progress_callback=progress
+        )
+    assert not result.is_error
+    assert [s[0] for s in seen] == [0, 1, 3]
+    assert seen[-1] == (3, 3, "planned")
+
+
+async def test_a_dead_run_engine_is_a_failed_run_with_an_actionable_error(
+    counter_url: str, tmp_path: Path
+) -> None:
+    service = fh.make_service(tmp_path, url=counter_url)
+
+    async def dies(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the engine fell over")
+
+    service.engine.run = dies
+    async with _client(service) as client:
+        _, run_id = await fh.plan_approve_run(client, goal=["indexed(d1)"])
+        status = await fh.poll(client, run_id)
+        report = await fh.call(client, "get_run_report", {"run_id": run_id})
+    assert status["state"] == "failed"
+    assert status["error"] == (
+        "InternalError: the run engine stopped: RuntimeError: the engine fell over"
+    )
+    assert report["report"]["state"] == "failed"
+    assert "the run engine stopped" in report["markdown"]
+
+
+async def test_a_run_whose_plan_is_not_the_approved_one_runs_nothing(
+    counter_url: str, tmp_path: Path
+) -> None:
+    service = fh.make_service(tmp_path, url=counter_url)
+    plan = await service.make_plan("docs", goal=["indexed(d1)"])
+    service.approve_plan(plan.plan_hash, owner="me")
+    problem = tmp_path / "home" / "plans" / plan.plan_hash / "problem.yaml"
+    problem.write_text(problem.read_text().replace("indexed(d1)", "indexed(d2)"))
+    run = service.start_run(plan.plan_hash, owner="me")
+    async with _client(service) as client:
+        service.runs.share_runs = True  # the in-memory client is "local"
+        status = await fh.poll(client, run.run_id)
+    report = service.get_run_report(run.run_id, owner="me").report
+    assert status["state"] == "failed"
+    assert "not the approved" in (status["error"] or "")
+    assert report["steps"] == []
+
+
+async def test_the_report_counts_retries_and_names_the_failures(
+    counter_url: str, tmp_path: Path
+) -> None:
+    service = fh.make_service(tmp_path, url=counter_url)
+    bindings = tmp_path / "domains" / "docs" / "bindings.yaml"
+    flaky = (
+        "  summarise:\n    server: counter\n    tool: flaky\n"
+        '    arguments: {name: "${d}", fails: 1}\n    retries: 2\n'
+        "  index:\n    server: counter\n    tool: fail\n    arguments: {message: no index}\n"
+    )
+    bindings.write_text("bindings:\n" + flaky)
+    from plansmith.engine_service import load_folders
+
+    service.folders = load_folders([tmp_path / "domains"])
+    async with _client(service) as client:
+        _, run_id = await fh.plan_approve_run(client, goal=["indexed(d1)"])
+        status = await fh.poll(client, run_id)
+        report = await fh.call(client, "get_run_report", {"run_id": run_id})
+    data = report["report"]
+    assert status["state"] == "failed"
+    assert status["failures"] == ["s2"]
+    assert data["retries"] == 1
+    assert data["steps"][0]["attempts"] == 2
+    assert data["failures"] == [{"step": "s2", "error": "tool_error: no index"}]
+    assert "- s2: tool_error: no index" in report["markdown"]
+    assert "retries: 1" in report["markdown"]

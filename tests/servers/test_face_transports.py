@@ -1,0 +1,99 @@
+"""``plansmith mcp`` end to end with the SDK ``Client``: over stdio and streamable HTTP."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import _face_helpers as fh
+import anyio
+import pytest
+
+pytestmark = pytest.mark.anyio
+
+# ``plansmith mcp`` (the lead registers the module in ``cli._register``; import it here).
+MAIN = "import plansmith.cli._mcp; from plansmith.cli import main; main()"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _args(tmp: Path, *extra: str) -> list[str]:
+    fh.write_domain(tmp / "domains")
+    return ["-c", MAIN, "mcp", "--domains", str(tmp / "domains"), "--home", str(tmp / "home"),
+            *extra]  # fmt: skip
+
+
+async def _whole_flow(client: Any) -> None:
+    domains = await fh.call(client, "list_domains")
+    assert [d["name"] for d in domains["domains"]] == ["docs"]
+    structured = await fh.call(client, "make_plan", {"domain": "docs", "goal": ["indexed(d1)"]})
+    assert structured["status"] == "planned"
+    assert structured["binding"]["ok"] is True
+    plan, run_id = await fh.plan_approve_run(client, request="make d1 and d2 searchable")
+    assert plan["translation"]["goal"] == ["indexed(d1)", "indexed(d2)"]
+    status = await fh.poll(client, run_id)
+    assert (status["state"], status["done"], status["total"]) == ("succeeded", 4, 4)
+    report = await fh.call(client, "get_run_report", {"run_id": run_id})
+    assert report["report"]["plan"]["hash"] == plan["plan_hash"]
+    assert "## Outputs" in report["markdown"]
+    runs = await fh.call(client, "list_runs")
+    assert [r["run_id"] for r in runs["runs"]] == [run_id]
+
+
+async def test_stdio_client_plans_approves_runs_and_reports(tmp_path: Path) -> None:
+    from mcp import Client, StdioServerParameters, stdio_client
+
+    env = {"PYTHONPATH": os.pathsep.join(sys.path), "PLANSMITH_LLM_BASE_URL": ""}
+    params = StdioServerParameters(command=sys.executable, args=_args(tmp_path), env=env)
+    # the server's stderr goes to a file (the SDK's default is the sys.stderr of import time)
+    with anyio.fail_after(180), (tmp_path / "stderr.log").open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=120) as client:
+            await client.list_tools()
+            await _whole_flow(client)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+async def _wait_for_port(port: int, proc: subprocess.Popen[bytes]) -> None:
+    with anyio.fail_after(60):
+        while True:
+            assert proc.poll() is None, "plansmith mcp exited"
+            try:
+                stream = await anyio.connect_tcp("127.0.0.1", port)
+            except OSError:
+                await anyio.sleep(0.05)
+                continue
+            await stream.aclose()
+            return
+
+
+async def test_http_client_plans_approves_runs_and_reports(tmp_path: Path) -> None:
+    from mcp import Client
+
+    port = _free_port()
+    fh.write_domain(tmp_path / "domains")
+    config = tmp_path / "plansmith.yaml"
+    config.write_text(f"domains: [domains]\nhome: {tmp_path / 'home'}\nmax_runs: 4\n")
+    args = ["-c", MAIN, "mcp", "--config", str(config), "--transport", "http", "--port", str(port)]
+    proc = subprocess.Popen([sys.executable, *args], stderr=subprocess.DEVNULL)
+    try:
+        await _wait_for_port(port, proc)
+        with anyio.fail_after(180):
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as client:
+                await client.list_tools()
+                await _whole_flow(client)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
