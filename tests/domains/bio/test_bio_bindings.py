@@ -32,7 +32,9 @@ def test_every_action_is_bound_to_a_tool_the_server_lists(tmp_path: Path) -> Non
     for action, b in bindings.items():
         assert b["server"] == "bio"
         schema, output = tools[b["tool"]]
-        assert set(b["arguments"]) <= set(schema["properties"]), action  # type: ignore[arg-type]
+        properties = schema["properties"]
+        assert isinstance(properties, dict)
+        assert set(b["arguments"]) <= set(properties), action
         assert output is not None, f"{b['tool']} has no output schema"
 
 
@@ -55,9 +57,7 @@ def test_bindings_bind_the_full_report_plan(available: tuple[str, ...], tmp_path
     binding = pytest.importorskip("plansmith.binding")
     formats = pytest.importorskip("plansmith.formats")
     planning = pytest.importorskip("plansmith.planning")
-    plan = getattr(planning, "plan", None)
-    if plan is None:
-        from plansmith.planning._planner import plan
+    plan = planning.plan
     domain = formats.load_domain(DOMAIN_DIR / "domain.yaml")
     problem = formats.parse_problem(
         problem_yaml("full family report", {"gene": "g", "family": "f"}, available=available),

@@ -18,9 +18,7 @@ INPUTS = {"gene": "q.gb", "family": "f.fasta"}
 
 
 def _plan(goal: str, available: Collection[str], search: str = "astar") -> Plan:
-    plan = getattr(planning, "plan", None)
-    if plan is None:  # not re-exported yet: the function itself
-        from plansmith.planning._planner import plan
+    plan = planning.plan
     domain = formats.load_domain(DOMAIN_DIR / "domain.yaml")
     problem = formats.parse_problem(problem_yaml(goal, INPUTS, available=available), domain)
     result: Plan = plan(problem, planning.PlanOptions(search=search))

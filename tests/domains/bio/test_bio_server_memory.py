@@ -24,7 +24,11 @@ def _calls(root: Path, calls: list[tuple[str, dict[str, Any], str | None]]) -> l
     async def go() -> list[Any]:
         async with Client(server) as client:
             await client.list_tools()
-            return [await client.call_tool(t, a, meta={KEY: k} if k else None) for t, a, k in calls]
+            metas: list[Any] = [{KEY: k} if k else None for _, _, k in calls]
+            return [
+                await client.call_tool(t, a, meta=m)
+                for (t, a, _), m in zip(calls, metas, strict=True)
+            ]
 
     return anyio.run(go)
 

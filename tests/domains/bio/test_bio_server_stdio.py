@@ -55,7 +55,8 @@ async def _session(params: StdioServerParameters, calls: Calls) -> list[dict[str
     async with Client(params, read_timeout_seconds=120) as client:
         await client.list_tools()
         for tool, args, key in calls:
-            result = await client.call_tool(tool, args, meta={KEY: key} if key else None)
+            meta: Any = {KEY: key} if key else None
+            result = await client.call_tool(tool, args, meta=meta)
             text = "".join(getattr(c, "text", "") for c in result.content)
             out.append({"error": result.is_error, "data": result.structured_content, "text": text})
     return out
@@ -134,7 +135,7 @@ def pipeline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def _result(pipeline: dict[str, Any], tool: str, n: int = 0) -> dict[str, Any]:
-    hits = [
+    hits: list[dict[str, Any]] = [
         res
         for name, res in zip(pipeline["names"], pipeline["results"], strict=True)
         if name == tool

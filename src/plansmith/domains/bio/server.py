@@ -32,6 +32,7 @@ from plansmith.domains.bio import _tools_seq as seq
 from plansmith.domains.bio._idempotency import IDEMPOTENCY_META_KEY, Once
 from plansmith.domains.bio._paths import Sandbox, sandbox_from_env
 from plansmith.domains.bio._report import report_tool
+from plansmith.domains.bio._runnotes import run_notes
 from plansmith.errors import PlansmithError
 
 __all__ = ["SERVER_NAME", "create_server", "main"]
@@ -259,8 +260,13 @@ def create_server(box: Sandbox, *, state_dir: Path | None = None) -> MCPServer:
         tree: In | None = None,
         picture: Out | None = None,
         notes: list[str] | None = None,
+        run_log: In | None = None,
+        run_id: str | None = None,
     ) -> r.ReportResult:
-        """A Markdown report (GC and ORF tables, top hits, tree in Newick and SVG, provenance)."""
+        """A Markdown report (GC and ORF tables, top hits, tree in Newick and SVG, provenance).
+
+        With ``run_log`` (the engine's ``runs.db``) and ``run_id``, the run notes also
+        state the run's failures, retries and replans so far, read from the log."""
         return await call(
             ctx,
             "write_report",
@@ -275,12 +281,18 @@ def create_server(box: Sandbox, *, state_dir: Path | None = None) -> MCPServer:
                 alignment=alignment,
                 tree=tree,
                 picture=picture,
-                notes=notes or [],
+                notes=[*(notes or []), *_logged_notes(box, run_log, run_id)],
             ),
             r.ReportResult,
         )
 
     return server
+
+
+def _logged_notes(box: Sandbox, run_log: str | None, run_id: str | None) -> list[str]:
+    if not run_log or not run_id:
+        return []
+    return run_notes(box.in_run(run_log), run_id)  # the log must lie in a run root
 
 
 def main(argv: list[str] | None = None) -> None:
