@@ -52,6 +52,7 @@ __all__ = [
     "ExecutionError",
     "ServerStartError",
     "StepFailedError",
+    "BusyError",
     "ToolCallError",
     "ApprovalRequiredError",
 ]
@@ -208,6 +209,10 @@ class ExecutionError(PlansmithError):
 
 class ServerStartError(ExecutionError):
     """An MCP server did not start, or did not answer its first requests."""
+
+
+class BusyError(ExecutionError):
+    """Too many runs are in flight; the request was refused rather than queued. Retry later."""
 
 
 class StepFailedError(ExecutionError):

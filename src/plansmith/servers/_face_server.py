@@ -22,6 +22,7 @@ from plansmith.servers._face_llm import repair_prompt, translation_prompt
 from plansmith.servers._face_openai import OpenAIConfig, openai_config
 from plansmith.servers._face_owner import owner_of, tool_error
 from plansmith.servers._face_prompt import plan_and_run_prompt
+from plansmith.servers._face_research import ResearchService, add_research_tools
 from plansmith.servers._face_service import (
     ApprovalResult,
     DomainInfo,
@@ -64,8 +65,11 @@ def build_face_server(
     name: str = "plansmith",
     env: Mapping[str, str] | None = None,
     log_level: LogLevel = "WARNING",
+    research: ResearchService | None = None,
 ) -> MCPServer:
     """The MCP server; ``env`` configures the OpenAI-compatible translator (see _face_openai).
+    With ``research``, it also serves start_research, get_research_status and
+    get_research_report (see _face_research).
 
     Raises ``InputError`` when that configuration is incomplete.
     """
@@ -230,6 +234,8 @@ def build_face_server(
         return await _guard(lambda: _now(service.list_runs(owner=owner_of(ctx.headers))))
 
     _resources(server, service)
+    if research is not None:
+        add_research_tools(server, research)
     server.prompt(name="plan_and_run")(plan_and_run_prompt)
     return server
 

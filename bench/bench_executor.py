@@ -1,0 +1,448 @@
+"""Executor overhead: a raw MCP SDK loop against plansmith's runner, in the same run.
+
+Scenarios (each the same tool calls, ``echo(x=7)`` of the shared raw benchmark's server,
+../shared/bench/mcp_raw/echo_server.py, used from there):
+  chain-inmem   1000-step chain, server in process (``Client(server)``)
+  chain-stdio   1000-step chain, one stdio server
+  wide-stdio4   1000 independent steps over 4 stdio servers, 8 in flight (raw: batches of 8)
+  log           chain-inmem and chain-stdio with the durable SQLite log on vs off
+  parallel      8 independent steps whose tool sleeps 200 ms, vs one such step
+  --resume      a 200-step run (100 documents: summarise, then index) over the test
+                server, its engine killed with SIGKILL at 20 random points and resumed
+                each time; checks that no finished step is called again, that every
+                repeated call carries the same key, and that the outputs equal those
+                of an uninterrupted run
+
+Usage: .venv/bin/python bench/bench_executor.py [--n 1000] [--reps 3] [--resume]
+Prints one table; ratios are plansmith calls/s over raw calls/s (>= 0.85 is the target),
+log-on time over log-off time (<= 1.10), and 8-step time over 1-step time (<= 1.11).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters
+from mcp.server.mcpserver import MCPServer
+
+from plansmith.binding import BoundPlan, ToolCatalog, bind, parse_bindings
+from plansmith.execution import (
+    Emitter,
+    MemoryRunLog,
+    PlanReady,
+    RunLog,
+    Runner,
+    SqliteRunLog,
+    bound_to_dict,
+    fold,
+)
+from plansmith.model import ActionSchema, Domain, Plan, Step, Tier, TypedName
+from plansmith.servers import (
+    InProcessServer,
+    McpInvoker,
+    ServerPool,
+    ServersConfig,
+    StdioServer,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+RAW = ROOT.parent / "shared" / "bench" / "mcp_raw"
+ECHO = RAW / "echo_server.py"
+WARMUP = 50
+
+DOMAIN = Domain(
+    "bench",
+    actions=(
+        *(ActionSchema(f"e{k}", (TypedName("x"),), tier=Tier.READ) for k in range(4)),
+        ActionSchema("nap", (TypedName("x"),), tier=Tier.READ),
+    ),
+)
+BINDINGS = parse_bindings(
+    "bindings:\n"
+    + "".join(
+        f"  e{k}: {{server: s{k}, tool: echo, arguments: {{x: 7}},"
+        f" outputs: {{v: '$.structured.result'}}}}\n"
+        for k in range(4)
+    )
+    + "  nap: {server: s0, tool: nap, arguments: {seconds: 0.2}}\n"
+)
+
+
+def make_plan(n: int, *, chain: bool, servers: int = 1, action: str | None = None) -> Plan:
+    steps = []
+    for i in range(n):
+        act = action or f"e{i % servers}"
+        after = (f"s{i - 1}",) if chain and i else ()
+        steps.append(Step(f"s{i}", act, (f"o{i}",), after=after))
+    return Plan("bench", "bench", "sha256:d", "sha256:p", tuple(steps))
+
+
+def echo_server() -> MCPServer:
+    sys.path.insert(0, str(RAW))
+    import echo_server as module
+
+    server: MCPServer = module.mcp
+    return server
+
+
+def nap_server() -> MCPServer:
+    server = MCPServer("nap", log_level="WARNING")
+
+    @server.tool()
+    async def nap(seconds: float) -> float:
+        await anyio.sleep(seconds)
+        return seconds
+
+    return server
+
+
+def stdio_params() -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=[str(ECHO)])
+
+
+Timing = tuple[float, float]  # wall seconds, CPU seconds of this process
+
+
+def clock() -> Timing:
+    return time.perf_counter(), time.process_time()
+
+
+def since(t0: Timing) -> Timing:
+    wall, cpu = clock()
+    return wall - t0[0], cpu - t0[1]
+
+
+async def raw_chain(client: Client, n: int) -> Timing:
+    await client.list_tools()
+    for _ in range(WARMUP):
+        await client.call_tool("echo", {"x": 7})
+    t0 = clock()
+    for _ in range(n):
+        r = await client.call_tool("echo", {"x": 7})
+        assert not r.is_error
+    return since(t0)
+
+
+async def raw_wide(clients: list[Client], n: int, width: int = 8) -> Timing:
+    for c in clients:
+        await c.list_tools()
+        for _ in range(WARMUP):
+            await c.call_tool("echo", {"x": 7})
+    t0 = clock()
+    for start in range(0, n, width):
+        async with anyio.create_task_group() as tg:
+            for j in range(min(width, n - start)):
+                tg.start_soon(clients[(start + j) % len(clients)].call_tool, "echo", {"x": 7})
+    return since(t0)
+
+
+async def plansmith_run(pool: ServerPool, bound: BoundPlan, log: RunLog, parallel: int) -> Timing:
+    run_id = f"bench-{time.perf_counter_ns()}"
+    log.create_run(run_id, "", {})
+    Emitter(log, run_id).emit(
+        PlanReady(run_id=run_id, plan_hash=bound.plan_hash, bound=bound_to_dict(bound))
+    )
+    runner = Runner(McpInvoker(pool), log, fold(run_id, log.events(run_id)), max_parallel=parallel)
+    t0 = clock()
+    outcome = await runner.run()
+    elapsed = since(t0)
+    assert outcome.state == "succeeded", outcome.reason
+    return elapsed
+
+
+async def warm(pool: ServerPool, names: list[str]) -> None:
+    for name in names:
+        for _ in range(WARMUP):
+            await pool.call(name, "echo", {"x": 7})
+
+
+def bound_for(plan: Plan, catalog: ToolCatalog) -> BoundPlan:
+    return bind(plan, DOMAIN, BINDINGS, catalog, env={})
+
+
+async def scenario(
+    name: str,
+    config: ServersConfig,
+    plan: Plan,
+    parallel: int,
+    raw: Callable[[], Awaitable[Timing]],
+) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        sqlite = SqliteRunLog(Path(tmp) / "runs.db")
+        async with ServerPool(config) as pool:
+            catalog = await pool.start()
+            await warm(pool, list(config.names))
+            bound = bound_for(plan, catalog)
+            rows: dict[str, list[Timing]] = {"raw": [], "off": [], "on": []}
+            for _ in range(ARGS.reps):  # interleaved repetitions
+                rows["raw"].append(await raw())
+                rows["off"].append(await plansmith_run(pool, bound, MemoryRunLog(), parallel))
+                rows["on"].append(await plansmith_run(pool, bound, sqlite, parallel))
+        sqlite.close()
+    n = len(plan.steps)
+    med = {k: statistics.median(w for w, _ in v) for k, v in rows.items()}
+    cpu = {k: statistics.median(c for _, c in v) for k, v in rows.items()}
+    return {
+        "cpu_us": {k: v / n * 1e6 for k, v in cpu.items()},
+        "cpu_ratio_off": cpu["raw"] / cpu["off"],
+        "cpu_on_over_off": cpu["on"] / cpu["off"],
+        "scenario": name,
+        "n": n,
+        "raw_calls_s": n / med["raw"],
+        "off_calls_s": n / med["off"],
+        "on_calls_s": n / med["on"],
+        "ratio_off": med["raw"] / med["off"],
+        "ratio_on": med["raw"] / med["on"],
+        "log_on_over_off": med["on"] / med["off"],
+    }
+
+
+async def parallel_speedup() -> dict[str, Any]:
+    config = ServersConfig((InProcessServer("s0", nap_server()),))
+    async with ServerPool(config) as pool:
+        catalog = await pool.start()
+        one = bound_for(make_plan(1, chain=False, action="nap"), catalog)
+        eight = bound_for(make_plan(8, chain=False, action="nap"), catalog)
+        t1 = statistics.median(
+            [(await plansmith_run(pool, one, MemoryRunLog(), 8))[0] for _ in range(3)]
+        )
+        t8 = statistics.median(
+            [(await plansmith_run(pool, eight, MemoryRunLog(), 8))[0] for _ in range(3)]
+        )
+    return {"one_s": t1, "eight_s": t8, "ratio": t8 / t1, "of_ideal": t1 / t8}
+
+
+async def main() -> None:
+    n = ARGS.n
+    results = []
+    server = echo_server()
+    async with Client(server) as client:
+
+        async def raw_inmem() -> Timing:
+            return await raw_chain(client, n)
+
+        config = ServersConfig((InProcessServer("s0", server),))
+        results.append(
+            await scenario("chain-inmem", config, make_plan(n, chain=True), 8, raw_inmem)
+        )
+    async with Client(stdio_params()) as client:
+
+        async def raw_stdio() -> Timing:
+            return await raw_chain(client, n)
+
+        config = ServersConfig((StdioServer("s0", sys.executable, (str(ECHO),)),))
+        results.append(
+            await scenario("chain-stdio", config, make_plan(n, chain=True), 8, raw_stdio)
+        )
+    clients = [Client(stdio_params()) for _ in range(4)]
+    for c in clients:
+        await c.__aenter__()
+    try:
+
+        async def raw_wide4() -> Timing:
+            return await raw_wide(clients, n)
+
+        config = ServersConfig(
+            tuple(StdioServer(f"s{k}", sys.executable, (str(ECHO),)) for k in range(4))
+        )
+        plan = make_plan(n, chain=False, servers=4)
+        results.append(await scenario("wide-stdio4", config, plan, 8, raw_wide4))
+    finally:
+        for c in reversed(clients):
+            await c.__aexit__(None, None, None)
+    speed = await parallel_speedup()
+    print(
+        "| scenario | steps | raw calls/s | plansmith log off | log on "
+        "| ratio off | ratio on | on/off |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        print(
+            f"| {r['scenario']} | {r['n']} | {r['raw_calls_s']:.0f} | {r['off_calls_s']:.0f} "
+            f"| {r['on_calls_s']:.0f} | {r['ratio_off']:.2f} | {r['ratio_on']:.2f} "
+            f"| {r['log_on_over_off']:.2f} |"
+        )
+    print("\nCPU of the engine process per step (us): raw, plansmith log off, log on")
+    for r in results:
+        c = r["cpu_us"]
+        print(
+            f"  {r['scenario']}: {c['raw']:.0f}, {c['off']:.0f}, {c['on']:.0f}"
+            f"  (raw/off {r['cpu_ratio_off']:.2f}, on/off {r['cpu_on_over_off']:.2f})"
+        )
+    print(
+        f"\nparallel: 1 step {speed['one_s'] * 1000:.0f} ms, "
+        f"8 steps {speed['eight_s'] * 1000:.0f} ms,"
+        f" ratio {speed['ratio']:.3f} ({speed['of_ideal']:.2f} of ideal)"
+    )
+
+
+COUNTER = ROOT / "tests" / "servers" / "_servers" / "counter_server.py"
+DOCS_DOMAIN = """\
+domain: docs
+types: {document: object}
+predicates: {exists: [document], summarised: [document], indexed: [document]}
+actions:
+  summarise:
+    parameters: {d: document}
+    precondition: [exists(d), not summarised(d)]
+    effect: [summarised(d)]
+    tier: read
+  index:
+    parameters: {d: document}
+    precondition: [summarised(d)]
+    effect: [indexed(d)]
+    tier: read
+"""
+DOCS_BINDINGS = """\
+bindings:
+  summarise: {server: counter, tool: work, arguments: {name: "${d}"},
+              outputs: {done: "$.structured.done"}, retries: 2, idempotent: true}
+  index: {server: counter, tool: work, arguments: {name: "${summarise(d).done}"},
+          outputs: {done: "$.structured.done"}, retries: 2, idempotent: true}
+"""
+
+
+def write_docs(folder: Path, n_docs: int, call_log: Path) -> list[str]:
+    import json
+
+    docs = [f"d{k}" for k in range(n_docs)]
+    (folder / "domain.yaml").write_text(DOCS_DOMAIN)
+    (folder / "problem.yaml").write_text(
+        "problem: many\ndomain: docs\n"
+        f"objects: {{{', '.join(f'{d}: document' for d in docs)}}}\n"
+        f"init: [{', '.join(f'exists({d})' for d in docs)}]\n"
+        f"goal: [{', '.join(f'indexed({d})' for d in docs)}]\n"
+    )
+    (folder / "bindings.yaml").write_text(DOCS_BINDINGS)
+    server = {
+        "command": sys.executable,
+        "args": [str(COUNTER)],
+        "env": {"COUNTER_LOG": str(call_log)},
+    }
+    (folder / "servers.json").write_text(json.dumps({"mcpServers": {"counter": server}}))
+    return [
+        str(folder / f) for f in ("domain.yaml", "problem.yaml", "servers.json", "bindings.yaml")
+    ]
+
+
+def child(home: str, run_id: str, files: list[str]) -> None:
+    """Run (or resume, when ``files`` is empty) and print one JSON line per event."""
+    import json
+
+    from plansmith.engine import Engine, RunInputs
+
+    engine = Engine(home)
+
+    def show(event: object) -> None:
+        sys.stdout.write(json.dumps(event.to_dict()) + "\n")  # type: ignore[attr-defined]
+        sys.stdout.flush()
+
+    async def go() -> None:
+        if files:
+            inputs = RunInputs(*(Path(f) for f in files))
+            await engine.run(inputs, approve=True, subscribe=show, run_id=run_id)
+        else:
+            await engine.resume(run_id, subscribe=show)
+
+    anyio.run(go)
+
+
+def resume_bench(kills: int = 20, n_docs: int = 100, seed: int = 7) -> None:
+    import json
+    import os
+    import random
+    import signal
+    import subprocess
+
+    from plansmith.engine import Engine, RunInputs
+    from plansmith.execution import StepSucceeded
+
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        call_log = root / "calls.jsonl"
+        files = write_docs(root, n_docs, call_log)
+        home = str(root / "home")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        violations = 0
+        checkpoints: list[tuple[set[str], int]] = []
+        t0 = time.perf_counter()
+        for k in range(kills + 1):
+            args = [sys.executable, __file__, "--child", home, "r-resume"]
+            args += files if k == 0 else []
+            proc = subprocess.Popen(args, stdout=subprocess.PIPE, env=env)
+            assert proc.stdout is not None
+            finished = False
+            stop_after = rng.randint(1, 40) if k < kills else -1  # the last run goes on
+            seen = 0
+            for line in proc.stdout:  # read every line: a full pipe would block the child
+                event = json.loads(line)
+                finished = event["type"] == "RunFinished"
+                if event["type"] in ("StepStarted", "StepSucceeded"):
+                    seen += 1
+                    if seen == stop_after:
+                        os.kill(proc.pid, signal.SIGKILL)  # the child this benchmark started
+                        break
+            proc.wait()
+            proc.stdout.close()
+            sys.stderr.write(f"  cycle {k}: {'finished' if finished else 'killed'}\n")
+            engine = Engine(home)
+            done = {e.step for e in engine.log.events("r-resume") if isinstance(e, StepSucceeded)}
+            engine.close()
+            calls_now = call_log.read_text().splitlines() if call_log.exists() else []
+            checkpoints.append((set(done), len(calls_now)))
+            if finished:
+                break
+        elapsed = time.perf_counter() - t0
+        calls = [json.loads(line) for line in call_log.read_text().splitlines()]
+        for done_at, count_at in checkpoints:
+            later = {c["key"] for c in calls[count_at:]}
+            violations += len(later & {f"r-resume/{s}" for s in done_at})
+        keys_per_call: dict[str, set[str]] = {}
+        for c in calls:
+            keys_per_call.setdefault(str(c["args"]["name"]), set()).add(c["key"])
+        engine = Engine(home)
+        resumed = anyio.run(engine.resume, "r-resume")
+        engine.close()
+        fresh_dir = root / "fresh"
+        fresh_dir.mkdir()
+        fresh_files = write_docs(fresh_dir, n_docs, fresh_dir / "calls.jsonl")
+        fresh_engine = Engine(fresh_dir / "home")
+
+        async def fresh_run() -> object:
+            return await fresh_engine.run(RunInputs(*(Path(f) for f in fresh_files)), approve=True)
+
+        fresh = anyio.run(fresh_run)
+        fresh_engine.close()
+        repeated = len(calls) - len({c["key"] for c in calls})
+        print(
+            f"resume: {sum(1 for _ in checkpoints) - 1} kills, run {resumed.state}, "
+            f"{len(calls)} calls for {2 * n_docs} steps ({repeated} repeated), "
+            f"finished steps called again: {violations}, "
+            f"steps with more than one key: {sum(len(v) > 1 for v in keys_per_call.values())}, "
+            f"outputs equal to an uninterrupted run: {resumed.outputs == fresh.outputs}"  # type: ignore[attr-defined]
+            f" ({elapsed:.0f} s)"
+        )
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        child(sys.argv[2], sys.argv[3], sys.argv[4:])
+        sys.exit(0)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--resume", action="store_true", help="only the kill-and-resume run")
+    ARGS = parser.parse_args()
+    if ARGS.resume:
+        resume_bench()
+    else:
+        anyio.run(main)

@@ -1,0 +1,45 @@
+"""Binding (pure): which live tool runs each plan step, with which arguments and policy."""
+
+from plansmith.binding._bind import PLACEHOLDER, bind
+from plansmith.binding._extract import check_jsonpath, extract
+from plansmith.binding._model import (
+    Binding,
+    Bindings,
+    BoundPlan,
+    BoundStep,
+    StepPolicy,
+    ToolCatalog,
+    ToolSpec,
+)
+from plansmith.binding._read import load_bindings, parse_bindings
+from plansmith.binding._refs import EnvRef, OutputRef, ParamRef, Ref, RunRef, find_refs, parse_ref
+from plansmith.binding._render import as_text, render
+
+__all__ = [
+    # model
+    "StepPolicy",
+    "Binding",
+    "Bindings",
+    "ToolSpec",
+    "ToolCatalog",
+    "BoundStep",
+    "BoundPlan",
+    # reading
+    "load_bindings",
+    "parse_bindings",
+    # references
+    "ParamRef",
+    "OutputRef",
+    "EnvRef",
+    "RunRef",
+    "Ref",
+    "parse_ref",
+    "find_refs",
+    "render",
+    "as_text",
+    # binding and extraction
+    "bind",
+    "PLACEHOLDER",
+    "extract",
+    "check_jsonpath",
+]

@@ -1,0 +1,238 @@
+"""``bind()``: attach a live tool to every plan step and check it all before anything runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+import jsonschema
+
+from plansmith.binding._extract import check_jsonpath
+from plansmith.binding._model import Binding, Bindings, BoundPlan, BoundStep, ToolCatalog
+from plansmith.binding._refs import EnvRef, OutputRef, ParamRef, Ref, RunRef, find_refs
+from plansmith.binding._render import render
+from plansmith.errors import BindingError, Location, PlansmithError
+from plansmith.model import Domain, JSONValue, Plan, Step
+
+__all__ = ["bind", "PLACEHOLDER"]
+
+PLACEHOLDER = "\x00plansmith:runtime-value\x00"
+StepKey = tuple[str, tuple[str, ...]]
+
+
+def bind(
+    plan: Plan,
+    domain: Domain,
+    bindings: Bindings,
+    catalog: ToolCatalog,
+    *,
+    env: Mapping[str, str] | None = None,
+    available: Mapping[StepKey, str] | None = None,
+) -> BoundPlan:
+    """Bind every step of ``plan`` to its tool; raise one ``BindingError`` with every problem.
+
+    ``available`` names steps outside ``plan`` (from earlier in the run) whose
+    outputs references may use: ``(action, args) -> step id``.
+    """
+    env = env or {}
+    producers_by_key: dict[StepKey, str] = dict(available or {})
+    for s in plan.steps:
+        producers_by_key.setdefault((s.action, s.args), s.id)
+    problems: list[PlansmithError] = []
+    reported_actions: set[str] = set()
+    bound: list[BoundStep] = []
+    for step in plan.steps:
+        binding = bindings.get(step.action)
+        if binding is None:
+            if step.action not in reported_actions:
+                reported_actions.add(step.action)
+                problems.append(
+                    BindingError(
+                        f"action {step.action!r} has no binding",
+                        location=Location(bindings.source, step=step.id),
+                        hint=f"add `{step.action}:` with a server and a tool under `bindings:`",
+                    )
+                )
+            continue
+        result = _bind_step(
+            step,
+            domain=domain,
+            binding=binding,
+            catalog=catalog,
+            env=env,
+            producers_by_key=producers_by_key,
+            plan=plan,
+            problems=problems,
+        )
+        if result is not None:
+            bound.append(result)
+    _check_outputs(bound, bindings, problems)
+    if problems:
+        raise BindingError(
+            f"{len(problems)} binding problem(s)",
+            location=Location(bindings.source),
+            hint="fix every listed problem; `plansmith check` lists them without running",
+            problems=tuple(problems),
+        )
+    return BoundPlan(plan.hash, tuple(bound))
+
+
+def _here(binding: Binding, key: str, step: Step) -> Location:
+    loc = binding.where(key) or Location()
+    return replace(loc, step=step.id)
+
+
+def _bind_step(
+    step: Step,
+    *,
+    domain: Domain,
+    binding: Binding,
+    catalog: ToolCatalog,
+    env: Mapping[str, str],
+    producers_by_key: Mapping[StepKey, str],
+    plan: Plan,
+    problems: list[PlansmithError],
+) -> BoundStep | None:
+    schema = domain.action(step.action)
+    names = tuple(p.name for p in schema.parameters) if schema else ()
+    params = dict(zip(names, step.args, strict=False))
+    start = len(problems)
+    if not catalog.has_server(binding.server):
+        problems.append(
+            BindingError(
+                f"unknown server {binding.server!r} for action {step.action!r}",
+                location=_here(binding, "server", step),
+                hint=f"servers are: {', '.join(n for n, _ in catalog.servers) or 'none'}",
+            )
+        )
+    elif catalog.tool(binding.server, binding.tool) is None:
+        problems.append(
+            BindingError(
+                f"server {binding.server!r} has no tool {binding.tool!r}",
+                location=_here(binding, "tool", step),
+                hint=f"its tools are: {', '.join(catalog.tool_names(binding.server)) or 'none'}",
+            )
+        )
+    producers: dict[str, str] = {}
+    for inner, ref in find_refs(binding.arguments):
+        where = _here(binding, "arguments", step)
+        if ref is None:
+            problems.append(BindingError(f"not a reference: ${{{inner}}}", location=where))
+        elif isinstance(ref, ParamRef) and ref.name not in params:
+            problems.append(
+                BindingError(
+                    f"${{{inner}}}: {step.action!r} has no parameter {ref.name!r}",
+                    location=where,
+                    hint=f"its parameters are: {', '.join(names) or 'none'}",
+                )
+            )
+        elif isinstance(ref, EnvRef) and ref.name not in env:
+            problems.append(
+                BindingError(f"${{{inner}}}: environment variable not set", location=where)
+            )
+        elif isinstance(ref, OutputRef):
+            args = tuple(params.get(a, a) for a in ref.args)
+            producer = producers_by_key.get((ref.action, args))
+            if producer is None or producer == step.id:
+                problems.append(
+                    BindingError(
+                        f"${{{inner}}}: no step {ref.action}({', '.join(args)}) in the plan",
+                        location=where,
+                        hint="a reference must name an earlier step of the same plan",
+                    )
+                )
+            else:
+                producers[inner] = producer
+    if len(problems) > start:
+        return None
+    tool = catalog.tool(binding.server, binding.tool)
+    if tool is not None and tool.input_schema:
+        args_value = render(binding.arguments, lambda r: _bind_time_value(r, params, env))
+        _check_schema(args_value, tool.input_schema, binding, step, problems)
+    in_plan = {s.id for s in plan.steps}
+    data_edges = tuple(p for p in producers.values() if p in in_plan and p not in step.after)
+    return BoundStep(
+        step=step,
+        server=binding.server,
+        tool=binding.tool,
+        arguments=binding.arguments,
+        params=tuple(params.items()),
+        producers=tuple(sorted(producers.items())),
+        outputs=binding.outputs,
+        policy=binding.policy,
+        tier=binding.policy.tier or step.tier,
+        after=tuple(dict.fromkeys(step.after + data_edges)),
+    )
+
+
+def _bind_time_value(ref: Ref, params: Mapping[str, str], env: Mapping[str, str]) -> JSONValue:
+    if isinstance(ref, ParamRef):
+        return params[ref.name]
+    if isinstance(ref, EnvRef):
+        return env[ref.name]
+    if isinstance(ref, RunRef):
+        return f"<run.{ref.field}>"
+    return PLACEHOLDER
+
+
+def _check_schema(
+    value: JSONValue,
+    schema: dict[str, JSONValue],
+    binding: Binding,
+    step: Step,
+    problems: list[PlansmithError],
+) -> None:
+    try:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        validator = cls(schema)
+        errors = list(validator.iter_errors(value))
+    except jsonschema.SchemaError as error:
+        problems.append(
+            BindingError(f"tool {binding.tool!r} has an invalid inputSchema: {error.message}")
+        )
+        return
+    for err in errors:
+        if err.instance == PLACEHOLDER or PLACEHOLDER in str(err.instance):
+            continue  # filled at run time by another step's output
+        path = "/".join(str(p) for p in err.absolute_path) or "(arguments)"
+        problems.append(
+            BindingError(
+                f"argument {path} of {binding.tool!r} fails its inputSchema: {err.message}",
+                location=_here(binding, "arguments", step),
+                hint="see the tool's inputSchema (`plansmith check` lists the catalog)",
+            )
+        )
+
+
+def _check_outputs(
+    bound: list[BoundStep], bindings: Bindings, problems: list[PlansmithError]
+) -> None:
+    by_id = {b.id: b for b in bound}
+    checked: set[str] = set()
+    for b in bound:
+        binding = bindings.get(b.step.action)
+        assert binding is not None
+        if b.step.action not in checked:
+            checked.add(b.step.action)
+            for name, path in binding.outputs:
+                message = check_jsonpath(path)
+                if message is not None:
+                    problems.append(
+                        BindingError(
+                            f"output {name!r} of {b.step.action!r}: "
+                            f"bad JSONPath: {message.splitlines()[0]}",
+                            location=binding.where(f"outputs.{name}"),
+                        )
+                    )
+        for inner, producer_id in b.producers:
+            producer = by_id.get(producer_id)
+            ref_output = inner.rsplit(".", 1)[-1].strip()
+            if producer is not None and ref_output not in dict(producer.outputs):
+                problems.append(
+                    BindingError(
+                        f"${{{inner}}}: {producer.step.action!r} has no output {ref_output!r}",
+                        location=_here(binding, "arguments", b.step),
+                        hint="its outputs are: "
+                        + (", ".join(n for n, _ in producer.outputs) or "none"),
+                    )
+                )

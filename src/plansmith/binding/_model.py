@@ -1,0 +1,139 @@
+"""Bindings and bound plans: which tool runs each action, with which arguments and policy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from plansmith.errors import Location
+from plansmith.model import JSONValue, Step, Tier
+
+__all__ = ["StepPolicy", "Binding", "Bindings", "ToolSpec", "ToolCatalog", "BoundStep", "BoundPlan"]
+
+
+@dataclass(frozen=True, slots=True)
+class StepPolicy:
+    """How a step runs: its timeout (seconds), extra attempts, idempotency and tier.
+
+    ``tier`` None means: the tier of the domain's action.
+    """
+
+    timeout: float | None = None
+    retries: int = 0
+    idempotent: bool = False
+    tier: Tier | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """One action's binding: server, tool, argument template, output extractors, policy.
+
+    ``locations`` maps a field path (``"server"``, ``"tool"``, ``"arguments"``,
+    ``"outputs.NAME"``, ...) to where it was written, for error messages.
+    """
+
+    action: str
+    server: str
+    tool: str
+    arguments: JSONValue = field(default_factory=dict)
+    outputs: tuple[tuple[str, str], ...] = ()
+    policy: StepPolicy = field(default_factory=StepPolicy)
+    loc: Location | None = field(default=None, compare=False)
+    locations: tuple[tuple[str, Location], ...] = field(default=(), compare=False, repr=False)
+
+    def where(self, key: str) -> Location | None:
+        """Where ``key`` (or, failing that, the binding) was written."""
+        for k, loc in self.locations:
+            if k == key:
+                return loc
+        return self.loc
+
+    def output_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.outputs)
+
+
+@dataclass(frozen=True, slots=True)
+class Bindings:
+    """All bindings of a file, by action name."""
+
+    bindings: tuple[Binding, ...] = ()
+    source: str | None = None
+
+    def get(self, action: str) -> Binding | None:
+        for b in self.bindings:
+            if b.action == action:
+                return b
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as a server lists it: name, input schema, output schema (if any)."""
+
+    name: str
+    input_schema: dict[str, JSONValue] = field(default_factory=dict)
+    output_schema: dict[str, JSONValue] | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCatalog:
+    """The live tools of each server, as ``(server, tools)`` pairs."""
+
+    servers: tuple[tuple[str, tuple[ToolSpec, ...]], ...] = ()
+
+    def has_server(self, server: str) -> bool:
+        return any(name == server for name, _ in self.servers)
+
+    def tool(self, server: str, tool: str) -> ToolSpec | None:
+        for name, tools in self.servers:
+            if name == server:
+                for t in tools:
+                    if t.name == tool:
+                        return t
+        return None
+
+    def tool_names(self, server: str) -> tuple[str, ...]:
+        for name, tools in self.servers:
+            if name == server:
+                return tuple(t.name for t in tools)
+        return ()
+
+
+@dataclass(frozen=True, slots=True)
+class BoundStep:
+    """A plan step with its tool, argument template, producers, extractors and policy.
+
+    ``params`` maps the action's parameter names to the step's objects;
+    ``producers`` maps each output reference's text (``act(x).out``) to the id of
+    the step that produces it; ``after`` is the plan's dependencies plus the data
+    edges the references add.
+    """
+
+    step: Step
+    server: str
+    tool: str
+    arguments: JSONValue
+    params: tuple[tuple[str, str], ...] = ()
+    producers: tuple[tuple[str, str], ...] = ()
+    outputs: tuple[tuple[str, str], ...] = ()
+    policy: StepPolicy = field(default_factory=StepPolicy)
+    tier: Tier = Tier.WRITE
+    after: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return self.step.id
+
+
+@dataclass(frozen=True, slots=True)
+class BoundPlan:
+    """A plan whose every step is bound to a live tool; ``plan_hash`` is what is approved."""
+
+    plan_hash: str
+    steps: tuple[BoundStep, ...] = ()
+
+    def step(self, step_id: str) -> BoundStep | None:
+        for s in self.steps:
+            if s.id == step_id:
+                return s
+        return None

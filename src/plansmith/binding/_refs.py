@@ -1,0 +1,79 @@
+"""``${...}`` references in argument templates (formats.md, Bindings)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from plansmith.model import JSONValue
+
+__all__ = ["ParamRef", "OutputRef", "EnvRef", "RunRef", "Ref", "parse_ref", "find_refs", "REF_RE"]
+
+REF_RE = re.compile(r"\$\{([^}]*)\}")
+_NAME = r"[A-Za-z_][A-Za-z0-9_\-]*"
+_OUTPUT_RE = re.compile(rf"^\s*({_NAME})\s*\(([^)]*)\)\s*\.\s*({_NAME})\s*$")
+_PARAM_RE = re.compile(rf"^\s*({_NAME})\s*$")
+_ENV_RE = re.compile(r"^\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*$")
+_RUN_RE = re.compile(r"^\s*run\.(id|dir)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class ParamRef:
+    """``${p}``: the object bound to the action's parameter ``p``."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class OutputRef:
+    """``${act(x, y).out}``: output ``out`` of the step ``act(x, y)``."""
+
+    action: str
+    args: tuple[str, ...]
+    output: str
+
+
+@dataclass(frozen=True, slots=True)
+class EnvRef:
+    """``${env.NAME}``: an environment variable."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunRef:
+    """``${run.id}`` or ``${run.dir}``."""
+
+    field: str
+
+
+Ref = ParamRef | OutputRef | EnvRef | RunRef
+
+
+def parse_ref(inner: str) -> Ref | None:
+    """The reference written as ``${inner}``, or None if it is not one."""
+    if m := _ENV_RE.match(inner):
+        return EnvRef(m.group(1))
+    if m := _RUN_RE.match(inner):
+        return RunRef(m.group(1))
+    if m := _OUTPUT_RE.match(inner):
+        args = tuple(a.strip() for a in m.group(2).split(",") if a.strip())
+        return OutputRef(m.group(1), args, m.group(3))
+    if m := _PARAM_RE.match(inner):
+        return ParamRef(m.group(1))
+    return None
+
+
+def find_refs(template: JSONValue) -> Iterator[tuple[str, Ref | None]]:
+    """Every ``${...}`` in the strings of ``template``: its inner text and its parse."""
+    if isinstance(template, str):
+        for m in REF_RE.finditer(template):
+            yield m.group(1), parse_ref(m.group(1))
+    elif isinstance(template, list):
+        for item in template:
+            yield from find_refs(item)
+    elif isinstance(template, dict):
+        for key, item in template.items():
+            yield from find_refs(key)
+            yield from find_refs(item)

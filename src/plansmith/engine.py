@@ -1,0 +1,393 @@
+"""The engine: composes planning, binding, servers and the runner; the one place that
+picks implementations (SQLite log, MCP invoker, the classical replanner).
+
+``Engine(home)`` keeps its run log in ``home/runs.db`` and a directory per run in
+``home/runs/RUN_ID``. Every face (CLI, MCP server, web) goes through it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind, load_bindings
+from plansmith.errors import (
+    ApprovalRequiredError,
+    BindingError,
+    ExecutionError,
+    PlansmithError,
+    ServerStartError,
+)
+from plansmith.execution import (
+    ApprovalPolicy,
+    AwaitingApproval,
+    Emitter,
+    Event,
+    MemoryRunLog,
+    PlanApproved,
+    PlanReady,
+    ReplanFn,
+    Replanner,
+    ReplayInvoker,
+    RunCreated,
+    RunFinished,
+    RunLog,
+    Runner,
+    RunOutcome,
+    RunState,
+    SqliteRunLog,
+    StepKey,
+    ToolInvoker,
+    bound_to_dict,
+    fold,
+    iso_time,
+    make_replan,
+    replay_replan,
+    tiers_needing_approval,
+    unpack,
+    utc_now,
+)
+from plansmith.formats import load_domain, load_problem, parse_plan_json
+from plansmith.model import (
+    Atom,
+    DecompositionNode,
+    Literal,
+    Plan,
+    Predicate,
+    Problem,
+    State,
+    TaskCall,
+    TypedName,
+)
+
+# The planner's one entry point; switch to ``plansmith.planning.plan`` once it is exported.
+from plansmith.planning._planner import plan as plan_problem
+from plansmith.servers import McpInvoker, ServerPool, ServersConfig, load_servers
+
+__all__ = [
+    "Engine",
+    "RunInputs",
+    "load_problem_files",
+    "make_plan",
+    "make_replanner",
+    "ban_failed",
+    "remaining_tasks",
+]
+
+Subscriber = Callable[[Event], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RunInputs:
+    """The files a run was made from (stored with the run, so that resume can reload them)."""
+
+    domain: Path
+    problem: Path
+    servers: Path
+    bindings: Path
+
+    def to_dict(self) -> dict[str, str]:
+        return {k: str(getattr(self, k)) for k in ("domain", "problem", "servers", "bindings")}
+
+    @staticmethod
+    def from_dict(data: Mapping[str, object]) -> RunInputs:
+        return RunInputs(
+            *(Path(str(data[k])) for k in ("domain", "problem", "servers", "bindings"))
+        )
+
+
+def load_problem_files(domain: Path, problem: Path) -> Problem:
+    return load_problem(problem, load_domain(domain))
+
+
+def make_plan(problem: Problem) -> Plan:
+    """The planner's one entry point (classical or HTN)."""
+    return plan_problem(problem)
+
+
+def ban_failed(problem: Problem, state: State, failed: frozenset[StepKey]) -> Problem:
+    """``problem`` from ``state``, where no ground action in ``failed`` is applicable.
+
+    Each failed ground action gets a fresh predicate that its schema must not
+    have true for those arguments; the planner itself is unchanged.
+    """
+    domain = problem.domain
+    banned_init: set[Atom] = set()
+    actions = []
+    predicates = list(domain.predicates)
+    for schema in domain.actions:
+        bans = [args for name, args in failed if name == schema.name]
+        if bans:
+            pred = f"plansmith-banned-{schema.name}"
+            params = tuple(p.name for p in schema.parameters)
+            typed = tuple(TypedName(p.name, p.type) for p in schema.parameters)
+            predicates.append(Predicate(pred, typed))
+            guard = Literal(Atom(pred, params), positive=False)
+            schema = replace(schema, precondition=(*schema.precondition, guard))
+            banned_init.update(Atom(pred, args) for args in bans)
+        actions.append(schema)
+    new_domain = replace(domain, predicates=tuple(predicates), actions=tuple(actions))
+    return replace(problem, domain=new_domain, init=frozenset(state) | banned_init)
+
+
+def _leaf_steps(node: DecompositionNode) -> list[str]:
+    if node.step is not None:
+        return [node.step]
+    return [leaf for child in node.children for leaf in _leaf_steps(child)]
+
+
+def remaining_tasks(plan: Plan, done: frozenset[StepKey]) -> tuple[TaskCall, ...]:
+    """The top-level tasks of an HTN plan with a primitive step not yet done, in order."""
+    keys = {s.id: (s.action, s.args) for s in plan.steps}
+    return tuple(
+        TaskCall(node.task, node.args)
+        for node in plan.decomposition
+        if not all(keys[leaf] in done for leaf in _leaf_steps(node) if leaf in keys)
+    )
+
+
+def make_replanner(problem: Problem, first: Plan) -> Replanner:
+    """Plan again from a state, never using a failed ground action.
+
+    Classical problems search again for their goal. HTN problems decompose again
+    the tasks of the plan in force that are not done yet: a method whose
+    subtasks need a failed action fails, so the next method is tried.
+    """
+    in_force = [first]
+
+    def replanner(
+        state: State, failed: frozenset[StepKey], done: frozenset[StepKey]
+    ) -> Plan | None:
+        banned = ban_failed(problem, state, failed)
+        if problem.tasks:
+            tasks = remaining_tasks(in_force[0], done)
+            if not tasks:
+                return None
+            banned = replace(banned, tasks=tasks)
+        elif not problem.goal:
+            return None
+        try:
+            new_plan = make_plan(banned)
+        except PlansmithError:
+            return None
+        in_force[0] = new_plan
+        return new_plan
+
+    return replanner
+
+
+@dataclass(slots=True)
+class _Context:
+    """What a run needs besides its log: the problem, bindings, servers and live catalog."""
+
+    problem: Problem
+    bindings: Bindings
+    config: ServersConfig
+    catalog: ToolCatalog | None = None
+    plan: Plan | None = None
+
+    @staticmethod
+    def load(inputs: RunInputs) -> _Context:
+        problem = load_problem_files(inputs.domain, inputs.problem)
+        return _Context(problem, load_bindings(inputs.bindings), load_servers(inputs.servers))
+
+    def replan_fn(self, catalog: ToolCatalog, first: Plan) -> ReplanFn:
+        domain, bindings = self.problem.domain, self.bindings
+
+        def rebind(new: Plan, available: Mapping[StepKey, str]) -> BoundPlan:
+            return bind(new, domain, bindings, catalog, env=os.environ, available=available)
+
+        return make_replan(self.problem, make_replanner(self.problem, first), rebind)
+
+
+class Engine:
+    """Runs plans durably; see the module docstring."""
+
+    def __init__(self, home: Path | str = ".plansmith", *, log: RunLog | None = None) -> None:
+        self.home = Path(home)
+        self.log: RunLog = log if log is not None else SqliteRunLog(self.home / "runs.db")
+
+    def close(self) -> None:
+        self.log.close()
+
+    # -- check and bind -------------------------------------------------------------------
+
+    @staticmethod
+    def servers_used(bindings: Bindings, plan: Plan, config: ServersConfig) -> tuple[str, ...]:
+        actions = {s.action for s in plan.steps}
+        wanted = {b.server for b in bindings.bindings if b.action in actions}
+        return tuple(n for n in config.names if n in wanted)
+
+    async def check(self, inputs: RunInputs) -> tuple[Plan, BoundPlan, ToolCatalog]:
+        """Plan, start the servers the bindings use, and bind: raises with every problem."""
+        problem = load_problem_files(inputs.domain, inputs.problem)
+        plan = make_plan(problem)
+        bindings = load_bindings(inputs.bindings)
+        config = load_servers(inputs.servers)
+        async with ServerPool(config) as pool:
+            catalog = await pool.start(self.servers_used(bindings, plan, config))
+        bound = bind(plan, problem.domain, bindings, catalog, env=os.environ)
+        return plan, bound, catalog
+
+    # -- run, resume, replay --------------------------------------------------------------
+
+    def new_run_id(self) -> str:
+        return "r-" + uuid.uuid4().hex[:12]
+
+    def run_dir(self, run_id: str) -> Path:
+        path = self.home / "runs" / run_id
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    async def run(
+        self,
+        inputs: RunInputs,
+        *,
+        approve: bool = False,
+        policy: ApprovalPolicy | None = None,
+        max_parallel: int = 8,
+        subscribe: Subscriber | None = None,
+        run_id: str | None = None,
+    ) -> RunOutcome:
+        """Plan, bind, record, approve (or stop awaiting approval), then run."""
+        run_id = run_id or self.new_run_id()
+        ctx = _Context.load(inputs)
+        plan = ctx.plan = make_plan(ctx.problem)
+        self.log.create_run(run_id, iso_time(utc_now()), dict(inputs.to_dict()))
+        emitter = self._emitter(run_id, 0, subscribe)
+        emitter.emit(RunCreated(run_id=run_id, inputs=dict(inputs.to_dict())))
+        with (self.run_dir(run_id) / "servers.log").open("a") as errlog:
+            async with ServerPool(ctx.config, errlog=errlog) as pool:
+                used = self.servers_used(ctx.bindings, plan, ctx.config)
+                try:
+                    ctx.catalog = await pool.start(used)
+                    bound = bind(
+                        plan, ctx.problem.domain, ctx.bindings, ctx.catalog, env=os.environ
+                    )
+                except (ServerStartError, BindingError) as error:
+                    emitter.emit(RunFinished(run_id=run_id, state="failed", reason=error.message))
+                    raise
+                emitter.emit(
+                    PlanReady(
+                        run_id=run_id,
+                        plan_hash=plan.hash,
+                        plan=plan.to_dict(),
+                        bound=bound_to_dict(bound),
+                    )
+                )
+                self._approve(emitter, bound, policy or ApprovalPolicy(), approve=approve)
+                state = fold(run_id, self.log.events(run_id))
+                runner = self._runner(
+                    state, emitter, McpInvoker(pool), ctx, max_parallel=max_parallel
+                )
+                return await runner.run()
+
+    def _emitter(self, run_id: str, last_seq: int, subscribe: Subscriber | None) -> Emitter:
+        emitter = Emitter(self.log, run_id, last_seq=last_seq)
+        if subscribe is not None:
+            emitter.subscribe(subscribe)
+        return emitter
+
+    def _approve(
+        self, emitter: Emitter, bound: BoundPlan, policy: ApprovalPolicy, *, approve: bool
+    ) -> None:
+        tiers = tiers_needing_approval(bound, policy)
+        if tiers and not approve:
+            emitter.emit(
+                AwaitingApproval(run_id=emitter.run_id, plan_hash=bound.plan_hash, tiers=tiers)
+            )
+            raise ApprovalRequiredError(
+                f"run {emitter.run_id} awaits approval of plan {bound.plan_hash} "
+                f"(tiers: {', '.join(tiers)})",
+                hint=f"approve with `plansmith resume {emitter.run_id} --yes`",
+            )
+        by = "person" if tiers else "policy"
+        emitter.emit(PlanApproved(run_id=emitter.run_id, plan_hash=bound.plan_hash, by=by))
+
+    def _runner(
+        self,
+        state: RunState,
+        emitter: Emitter,
+        invoker: ToolInvoker,
+        ctx: _Context | None,
+        *,
+        max_parallel: int,
+        replan: ReplanFn | None = None,
+    ) -> Runner:
+        if replan is None and ctx is not None and ctx.catalog is not None and ctx.plan:
+            replan = ctx.replan_fn(ctx.catalog, ctx.plan)
+        limits = {s.name: s.max_in_flight for s in ctx.config.servers} if ctx else None
+        return Runner(
+            invoker,
+            self.log,
+            state,
+            max_parallel=max_parallel,
+            server_limits=limits,
+            replan=replan,
+            env=os.environ,
+            run_dir=str(self.run_dir(state.run_id)),
+            emitter=emitter,
+        )
+
+    async def resume(
+        self,
+        run_id: str,
+        *,
+        approve: bool = False,
+        max_parallel: int = 8,
+        subscribe: Subscriber | None = None,
+    ) -> RunOutcome:
+        """Continue a run from its log: succeeded steps are not called again."""
+        info = self.log.run(run_id)
+        state = fold(run_id, self.log.events(run_id))
+        if state.finished is not None:
+            outputs = {k: unpack(self.log, v) for k, v in state.outputs.items()}
+            return RunOutcome(run_id, state.finished, None, outputs)
+        bound = state.bound
+        if bound is None:
+            raise ExecutionError(
+                f"run {run_id} stopped before its plan was bound", hint="start a new run"
+            )
+        ctx = _Context.load(RunInputs.from_dict(info.inputs))
+        # HTN replanning after a resume starts from the run's first plan (replans
+        # record bound steps, not a decomposition).
+        ctx.plan = parse_plan_json(json.dumps(state.plan))
+        emitter = self._emitter(run_id, state.last_seq, subscribe)
+        if state.approved is None or state.approved != state.plan_hash:
+            self._approve(emitter, bound, ApprovalPolicy(), approve=approve)
+            state = fold(run_id, self.log.events(run_id))
+        with (self.run_dir(run_id) / "servers.log").open("a") as errlog:
+            async with ServerPool(ctx.config, errlog=errlog) as pool:
+                used = tuple(n for n in ctx.config.names if n in {s.server for s in bound.steps})
+                ctx.catalog = await pool.start(used)
+                runner = self._runner(
+                    state, emitter, McpInvoker(pool), ctx, max_parallel=max_parallel
+                )
+                return await runner.run()
+
+    async def replay(self, run_id: str, *, subscribe: Subscriber | None = None) -> list[Event]:
+        """Run the recorded plan again offline against the recorded outputs."""
+        events = self.log.events(run_id)
+        memory = MemoryRunLog()
+        memory.create_run(run_id, "", {})
+        emitter = Emitter(memory, run_id)
+        if subscribe is not None:
+            emitter.subscribe(subscribe)
+        for e in events:
+            if e.type in ("RunCreated", "PlanReady", "AwaitingApproval", "PlanApproved"):
+                emitter.emit(e)
+            elif e.type == "RunStarted":
+                break
+        state = fold(run_id, memory.events(run_id))
+        if state.bound is None:
+            raise ExecutionError(f"run {run_id} has no plan to replay")
+        invoker = ReplayInvoker(self.log, events)
+        runner = self._runner(
+            state, emitter, invoker, None, max_parallel=8, replan=replay_replan(events)
+        )
+        await runner.run()
+        return memory.events(run_id)

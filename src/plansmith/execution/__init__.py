@@ -1,0 +1,139 @@
+"""Execution: the step state table, events, the invoker protocol and its wrappers, the run
+log, replanning, approval and the async runner."""
+
+from plansmith.execution._approval import ApprovalPolicy, tiers_needing_approval
+from plansmith.execution._codec import bound_from_dict, bound_to_dict
+from plansmith.execution._emit import Emitter, iso_time, unpack, utc_now
+from plansmith.execution._events import (
+    EVENT_TYPES,
+    AwaitingApproval,
+    Event,
+    PlanApproved,
+    PlanReady,
+    Replanned,
+    RunCancelled,
+    RunCreated,
+    RunFinished,
+    RunStarted,
+    StepEvent,
+    StepFailed,
+    StepProgress,
+    StepRetrying,
+    StepStarted,
+    StepSucceeded,
+    event_from_dict,
+)
+from plansmith.execution._fake import FakeInvoker
+from plansmith.execution._invoker import (
+    IDEMPOTENCY_META_KEY,
+    RETRYABLE_META_KEY,
+    ErrorClass,
+    ProgressFn,
+    ToolCall,
+    ToolInvoker,
+    ToolResult,
+)
+from plansmith.execution._log import BlobStore, MemoryRunLog, RunInfo, RunLog, SqliteRunLog
+from plansmith.execution._policy import backoff_delay, should_retry
+from plansmith.execution._replan import (
+    Rebinder,
+    ReplanFn,
+    Replanner,
+    ReplanRequest,
+    StepKey,
+    current_state,
+    make_replan,
+    rename_steps,
+)
+from plansmith.execution._replay import ReplayInvoker, replay_replan
+from plansmith.execution._runner import Runner, RunOutcome, idempotency_key
+from plansmith.execution._states import (
+    TRANSITIONS,
+    RunState,
+    StepState,
+    apply_event,
+    fold,
+    ready_steps,
+    transition,
+)
+from plansmith.execution._wrappers import (
+    CallRecord,
+    ClassifyingInvoker,
+    RecordingInvoker,
+    RetryInvoker,
+    TimeoutInvoker,
+)
+
+__all__ = [
+    # events
+    "Event",
+    "StepEvent",
+    "RunCreated",
+    "PlanReady",
+    "AwaitingApproval",
+    "PlanApproved",
+    "RunStarted",
+    "StepStarted",
+    "StepProgress",
+    "StepSucceeded",
+    "StepFailed",
+    "StepRetrying",
+    "Replanned",
+    "RunFinished",
+    "RunCancelled",
+    "EVENT_TYPES",
+    "event_from_dict",
+    # invoker protocol and implementations
+    "ErrorClass",
+    "ProgressFn",
+    "ToolCall",
+    "ToolResult",
+    "ToolInvoker",
+    "IDEMPOTENCY_META_KEY",
+    "RETRYABLE_META_KEY",
+    "TimeoutInvoker",
+    "ClassifyingInvoker",
+    "RetryInvoker",
+    "RecordingInvoker",
+    "CallRecord",
+    "FakeInvoker",
+    "ReplayInvoker",
+    "replay_replan",
+    "should_retry",
+    "backoff_delay",
+    # state machine
+    "StepState",
+    "TRANSITIONS",
+    "transition",
+    "ready_steps",
+    "RunState",
+    "fold",
+    "apply_event",
+    # log
+    "RunLog",
+    "RunInfo",
+    "MemoryRunLog",
+    "SqliteRunLog",
+    "BlobStore",
+    "Emitter",
+    "utc_now",
+    "iso_time",
+    "unpack",
+    "bound_to_dict",
+    "bound_from_dict",
+    # replanning and approval
+    "StepKey",
+    "Replanner",
+    "Rebinder",
+    "ReplanRequest",
+    "ReplanFn",
+    "current_state",
+    "rename_steps",
+    "make_replan",
+    "ApprovalPolicy",
+    "tiers_needing_approval",
+    # runner
+    "Runner",
+    "RunOutcome",
+    "idempotency_key",
+]

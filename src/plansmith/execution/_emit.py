@@ -1,0 +1,104 @@
+"""The emitter: stamps each event (seq, UTC time), writes it to the log, then tells views."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any, TypeVar, cast
+
+from plansmith.execution._events import Event
+from plansmith.execution._log import DEFAULT_INLINE_LIMIT, RunLog
+from plansmith.model import JSONValue
+
+__all__ = ["Emitter", "utc_now", "iso_time"]
+
+E = TypeVar("E", bound=Event)
+Subscriber = Callable[[Event], None]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def iso_time(moment: datetime) -> str:
+    return (
+        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    )
+
+
+class Emitter:
+    """Appends events to ``log`` before anyone acts on them (write-ahead)."""
+
+    def __init__(
+        self,
+        log: RunLog,
+        run_id: str,
+        *,
+        now: Callable[[], datetime] = utc_now,
+        last_seq: int = 0,
+        inline_limit: int = DEFAULT_INLINE_LIMIT,
+    ) -> None:
+        self.log = log
+        self.run_id = run_id
+        self.now = now
+        self.seq = last_seq
+        self.inline_limit = inline_limit
+        self.subscribers: list[Subscriber] = []
+        self.pending: list[Event] = []
+
+    def subscribe(self, fn: Subscriber) -> None:
+        self.subscribers.append(fn)
+
+    def new(self, cls: type[E], **fields: Any) -> E:
+        """A new event of ``cls`` for this run, stamped with the next seq and the time."""
+        self.seq += 1
+        return cls(run_id=self.run_id, seq=self.seq, time=iso_time(self.now()), **fields)
+
+    def emit(self, event: E, *, defer: bool = False) -> E:
+        """Stamp and append ``event``; unless ``defer``, commit and tell the views.
+
+        A deferred event is committed with the next one that is not (or by
+        ``flush``): the runner defers a step's end and commits it with the next
+        step's start, before that step's call (one commit per step in a chain).
+        """
+        if event.seq == 0:  # not made by ``new``: stamp it now
+            self.seq += 1
+            stamped = replace(event, run_id=self.run_id, seq=self.seq, time=iso_time(self.now()))
+        else:
+            stamped = event
+        self.log.append(stamped)
+        self.pending.append(stamped)
+        if not defer:
+            self.flush()
+        return stamped
+
+    def flush(self) -> None:
+        """Make every appended event durable, then hand them to the subscribers."""
+        if not self.pending:
+            return
+        self.log.flush()
+        pending, self.pending = self.pending, []
+        for fn in self.subscribers:
+            for e in pending:
+                fn(e)
+
+    def pack(self, value: JSONValue) -> JSONValue:
+        """``value``, or a blob reference when its JSON is larger than the inline limit."""
+        if value is None or isinstance(value, bool | int | float):
+            return value
+        text = json.dumps(value, separators=(",", ":"), sort_keys=True)
+        if len(text) <= self.inline_limit:
+            return value
+        return {"$blob": self.log.put_blob(text.encode("utf-8"))}
+
+    def unpack(self, value: JSONValue) -> JSONValue:
+        return unpack(self.log, value)
+
+
+def unpack(log: RunLog, value: JSONValue) -> JSONValue:
+    """The value a blob reference stands for (other values unchanged)."""
+    if isinstance(value, dict) and set(value) == {"$blob"}:
+        return cast(JSONValue, json.loads(log.get_blob(str(value["$blob"])).decode("utf-8")))
+    return value

@@ -1,0 +1,215 @@
+"""The events of a run: the one contract between the runner and every view.
+
+Each event is frozen. The runner appends it to the run log (write-ahead) before
+it acts on it; the CLI, the SSE stream, the audit log and replay all read the
+same objects. ``to_dict`` gives the ``--json`` line (formats.md, Events).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+from plansmith.model import JSONValue
+
+__all__ = [
+    "Event",
+    "StepEvent",
+    "RunCreated",
+    "PlanReady",
+    "AwaitingApproval",
+    "PlanApproved",
+    "RunStarted",
+    "StepStarted",
+    "StepProgress",
+    "StepSucceeded",
+    "StepFailed",
+    "StepRetrying",
+    "Replanned",
+    "RunFinished",
+    "RunCancelled",
+    "EVENT_TYPES",
+    "event_from_dict",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """Base of every event: the run, the sequence number in the run, the UTC time."""
+
+    type: ClassVar[str] = "Event"
+    run_id: str
+    seq: int = 0
+    time: str = ""
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {"type": self.type}
+        for name in _field_names(type(self)):
+            out[name] = _json(getattr(self, name))
+        return out
+
+
+_FIELD_NAMES: dict[type[Event], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Event]) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
+def _json(value: Any) -> JSONValue:
+    if isinstance(value, tuple):
+        return [_json(v) for v in value]
+    return value  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunCreated(Event):
+    type: ClassVar[str] = "RunCreated"
+    inputs: dict[str, JSONValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanReady(Event):
+    """The bound plan the run executes (``bound``: its JSON form, see ``_codec``)."""
+
+    type: ClassVar[str] = "PlanReady"
+    plan_hash: str
+    plan: dict[str, JSONValue] = field(default_factory=dict)
+    bound: dict[str, JSONValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AwaitingApproval(Event):
+    type: ClassVar[str] = "AwaitingApproval"
+    plan_hash: str
+    tiers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanApproved(Event):
+    type: ClassVar[str] = "PlanApproved"
+    plan_hash: str
+    by: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunStarted(Event):
+    type: ClassVar[str] = "RunStarted"
+    resumed: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepEvent(Event):
+    """What every step event carries."""
+
+    step: str
+    action: str
+    args: tuple[str, ...] = ()
+    server: str = ""
+    tool: str = ""
+    attempt: int = 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepStarted(StepEvent):
+    type: ClassVar[str] = "StepStarted"
+    key: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepProgress(StepEvent):
+    type: ClassVar[str] = "StepProgress"
+    progress: float = 0.0
+    total: float | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepSucceeded(StepEvent):
+    """``result`` is the tool's result (for replay); both may be ``{"$blob": ...}``."""
+
+    type: ClassVar[str] = "StepSucceeded"
+    duration_ms: float = 0.0
+    outputs: JSONValue = None
+    result: JSONValue = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepFailed(StepEvent):
+    type: ClassVar[str] = "StepFailed"
+    duration_ms: float = 0.0
+    error_class: str = ""
+    message: str = ""
+    retryable: bool = False
+    result: JSONValue = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepRetrying(StepEvent):
+    """The attempt ``attempt`` failed and the step is tried again after ``delay_s``."""
+
+    type: ClassVar[str] = "StepRetrying"
+    error_class: str = ""
+    message: str = ""
+    retryable: bool = False
+    delay_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Replanned(Event):
+    """The steps in ``failed`` are given up; ``bound`` replaces every step not yet run."""
+
+    type: ClassVar[str] = "Replanned"
+    failed: tuple[str, ...] = ()
+    reason: str = ""
+    plan_hash: str = ""
+    bound: dict[str, JSONValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunFinished(Event):
+    type: ClassVar[str] = "RunFinished"
+    state: str = "succeeded"
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunCancelled(Event):
+    type: ClassVar[str] = "RunCancelled"
+    reason: str = ""
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        RunCreated,
+        PlanReady,
+        AwaitingApproval,
+        PlanApproved,
+        RunStarted,
+        StepStarted,
+        StepProgress,
+        StepSucceeded,
+        StepFailed,
+        StepRetrying,
+        Replanned,
+        RunFinished,
+        RunCancelled,
+    )
+}
+
+_TUPLE_FIELDS = {"args", "tiers", "failed"}
+
+
+def event_from_dict(data: dict[str, JSONValue]) -> Event:
+    """The event a ``to_dict`` object stands for (unknown keys are ignored)."""
+    cls = EVENT_TYPES[str(data["type"])]
+    names = {f.name for f in fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for k, v in data.items():
+        if k in names:
+            kwargs[k] = tuple(v) if k in _TUPLE_FIELDS and isinstance(v, list) else v
+    return cls(**kwargs)

@@ -1,0 +1,113 @@
+"""The tool-invoker protocol: one call of one tool, and what came back.
+
+Every way of calling a tool (MCP servers, a recording, a replay, the fake used
+by unit tests) implements :class:`ToolInvoker`. A call that fails for a reason
+other than the tool's own verdict raises :class:`plansmith.errors.ToolCallError`
+with its error class; an ``is_error`` result is returned, and the runner
+classifies it as ``tool_error``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from plansmith.model import JSONValue
+
+__all__ = [
+    "ErrorClass",
+    "ProgressFn",
+    "ToolCall",
+    "ToolResult",
+    "ToolInvoker",
+    "IDEMPOTENCY_META_KEY",
+    "RETRYABLE_META_KEY",
+]
+
+IDEMPOTENCY_META_KEY = "io.plansmith/idempotency-key"
+RETRYABLE_META_KEY = "io.plansmith/retryable"
+
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+class ErrorClass(StrEnum):
+    """How a call failed; each class has its own retry rule (see ``_policy``)."""
+
+    TRANSPORT_LOST = "transport_lost"
+    TIMEOUT = "timeout"
+    TOOL_ERROR = "tool_error"
+    PROTOCOL_ERROR = "protocol_error"
+    EXTRACTION_ERROR = "extraction_error"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One attempt at calling ``tool`` on ``server`` for plan step ``step``.
+
+    ``key`` is the idempotency key: the same for every attempt of the step and
+    for a resumed run. ``timeout`` is in seconds (None: no limit).
+    """
+
+    server: str
+    tool: str
+    arguments: dict[str, JSONValue]
+    key: str
+    step: str = ""
+    attempt: int = 1
+    timeout: float | None = None
+    on_progress: ProgressFn | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool returned: structured content, the text content joined, the error flag."""
+
+    structured: dict[str, JSONValue] | None = None
+    text: str = ""
+    is_error: bool = False
+    retryable: bool = False
+
+    def document(self, *, parse_json: bool = True) -> dict[str, JSONValue]:
+        """The document output JSONPaths are evaluated over (formats.md, Bindings).
+
+        ``parse_json=False`` leaves ``json`` null, for extractors that do not read it.
+        """
+        parsed: JSONValue = None
+        if parse_json and self.text:
+            try:
+                parsed = json.loads(self.text)
+            except ValueError:
+                parsed = None
+        return {
+            "structured": self.structured,
+            "text": self.text,
+            "json": parsed,
+            "is_error": self.is_error,
+        }
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        return {
+            "structured": self.structured,
+            "text": self.text,
+            "is_error": self.is_error,
+            "retryable": self.retryable,
+        }
+
+    @staticmethod
+    def from_dict(data: dict[str, JSONValue]) -> ToolResult:
+        structured = data.get("structured")
+        return ToolResult(
+            structured=structured if isinstance(structured, dict) else None,
+            text=str(data.get("text") or ""),
+            is_error=bool(data.get("is_error")),
+            retryable=bool(data.get("retryable")),
+        )
+
+
+class ToolInvoker(Protocol):
+    """Calls tools. Raises ``ToolCallError`` for transport, timeout and protocol failures."""
+
+    async def invoke(self, call: ToolCall) -> ToolResult: ...

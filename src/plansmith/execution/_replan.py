@@ -1,0 +1,83 @@
+"""Replanning: the current symbolic state, and a new bound plan without the failed actions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from plansmith.binding import BoundPlan
+from plansmith.model import Plan, Problem, State, Step
+from plansmith.planning import function_table, instantiate
+
+__all__ = [
+    "StepKey",
+    "Replanner",
+    "Rebinder",
+    "ReplanRequest",
+    "ReplanFn",
+    "current_state",
+    "rename_steps",
+    "make_replan",
+]
+
+StepKey = tuple[str, tuple[str, ...]]
+
+
+# (state, failed, done) -> a plan from ``state`` that never uses a ground action in
+# ``failed``, or None. ``done`` holds the ground actions that already succeeded in the
+# run (an HTN replanner uses it to find the tasks that remain).
+Replanner = Callable[[State, frozenset[StepKey], frozenset[StepKey]], Plan | None]
+
+
+Rebinder = Callable[[Plan, Mapping[StepKey, str]], BoundPlan]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplanRequest:
+    """What the runner knows when retries ran out: succeeded steps (in order), failures."""
+
+    succeeded: tuple[Step, ...]
+    failed: tuple[Step, ...]
+    replans: int = 0
+
+
+ReplanFn = Callable[[ReplanRequest], BoundPlan | None]
+
+
+def current_state(problem: Problem, steps: Sequence[Step]) -> State:
+    """The initial state plus the effects of ``steps``, applied in order."""
+    functions = function_table(problem)
+    state: State = problem.init
+    for step in steps:
+        schema = problem.domain.action(step.action)
+        if schema is None:
+            continue
+        ground = instantiate(schema, step.args, functions)
+        if ground is not None:
+            state = ground.apply(state)
+    return state
+
+
+def rename_steps(plan: Plan, prefix: str) -> Plan:
+    """``plan`` with every step id (and dependency) prefixed, so ids stay unique in a run."""
+    steps = tuple(
+        replace(s, id=prefix + s.id, after=tuple(prefix + a for a in s.after)) for s in plan.steps
+    )
+    return replace(plan, steps=steps)
+
+
+def make_replan(problem: Problem, replanner: Replanner, rebind: Rebinder) -> ReplanFn:
+    """The runner's replan hook: state from the log, plan with ``replanner``, bind again."""
+
+    def replan(request: ReplanRequest) -> BoundPlan | None:
+        state = current_state(problem, request.succeeded)
+        failed = frozenset((s.action, s.args) for s in request.failed)
+        done = frozenset((s.action, s.args) for s in request.succeeded)
+        plan = replanner(state, failed, done)
+        if plan is None:
+            return None
+        plan = rename_steps(plan, f"r{request.replans + 1}.")
+        available = {(s.action, s.args): s.id for s in request.succeeded}
+        return rebind(plan, available)
+
+    return replan

@@ -1,0 +1,147 @@
+"""The sans-I/O core of the runner: the step state table, readiness, and folding a log.
+
+Nothing here awaits or reads a clock. ``fold`` rebuilds a run's state from its
+events, which is all that resume needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from plansmith.binding import BoundPlan
+from plansmith.errors import ExecutionError, Location
+from plansmith.execution._codec import bound_from_dict
+from plansmith.execution._events import (
+    Event,
+    PlanApproved,
+    PlanReady,
+    Replanned,
+    RunFinished,
+    StepFailed,
+    StepRetrying,
+    StepStarted,
+    StepSucceeded,
+)
+from plansmith.model import JSONValue
+
+__all__ = [
+    "StepState",
+    "TRANSITIONS",
+    "transition",
+    "ready_steps",
+    "RunState",
+    "fold",
+    "apply_event",
+]
+
+
+class StepState(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    DROPPED = "dropped"
+
+
+TRANSITIONS: dict[tuple[StepState, str], StepState] = {
+    (StepState.PENDING, "StepStarted"): StepState.RUNNING,
+    (StepState.RUNNING, "StepStarted"): StepState.RUNNING,  # resumed: started again, same key
+    (StepState.RUNNING, "StepProgress"): StepState.RUNNING,
+    (StepState.RUNNING, "StepRetrying"): StepState.RUNNING,
+    (StepState.RUNNING, "StepSucceeded"): StepState.SUCCEEDED,
+    (StepState.RUNNING, "StepFailed"): StepState.FAILED,
+    (StepState.PENDING, "Replanned"): StepState.DROPPED,
+    (StepState.FAILED, "Replanned"): StepState.FAILED,
+}
+
+
+def transition(state: StepState, event_type: str, step: str = "") -> StepState:
+    """The state after ``event_type``; an event the table does not allow is an error."""
+    try:
+        return TRANSITIONS[(state, event_type)]
+    except KeyError:
+        raise ExecutionError(
+            f"event {event_type} is not allowed for a step that is {state.value}",
+            location=Location(step=step or None),
+            hint="the run log is inconsistent; inspect it with `plansmith show`",
+        ) from None
+
+
+def ready_steps(after: Mapping[str, Iterable[str]], states: Mapping[str, StepState]) -> list[str]:
+    """Pending steps whose dependencies all succeeded, in the order of ``after``."""
+    return [
+        step
+        for step, deps in after.items()
+        if states.get(step, StepState.PENDING) is StepState.PENDING
+        and all(states.get(d) is StepState.SUCCEEDED for d in deps)
+    ]
+
+
+@dataclass(slots=True)
+class RunState:
+    """What a run's events say: the plan in force, step states, outputs, attempts.
+
+    ``plan_hash`` is the hash of the plan the run was made with (what an approval
+    names); replans within an approved run do not need a new approval, and each
+    ``Replanned`` event records the new plan's hash.
+    """
+
+    run_id: str
+    bound: BoundPlan | None = None
+    plan: dict[str, JSONValue] = field(default_factory=dict)
+    states: dict[str, StepState] = field(default_factory=dict)
+    outputs: dict[str, JSONValue] = field(default_factory=dict)
+    attempts: dict[str, int] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    plan_hash: str | None = None
+    approved: str | None = None
+    replans: int = 0
+    failed_pending: list[str] = field(default_factory=list)
+    failed_all: list[str] = field(default_factory=list)
+    finished: str | None = None
+    last_seq: int = 0
+
+
+def fold(run_id: str, events: Iterable[Event]) -> RunState:
+    """Replay ``events`` through the state table (pure)."""
+    run = RunState(run_id)
+    for event in events:
+        apply_event(run, event)
+    return run
+
+
+def apply_event(run: RunState, event: Event) -> None:
+    """Move ``run`` on by one event: the one place where step states change."""
+    run.last_seq = max(run.last_seq, event.seq)
+    if isinstance(event, PlanReady):
+        run.bound = bound_from_dict(event.bound)
+        run.plan = event.plan
+        run.plan_hash = event.plan_hash
+        run.states = {s.id: StepState.PENDING for s in run.bound.steps}
+    elif isinstance(event, PlanApproved):
+        run.approved = event.plan_hash
+    elif isinstance(event, Replanned):
+        run.replans += 1
+        run.failed_all.extend(run.failed_pending)
+        run.failed_pending.clear()
+        for step_id, state in list(run.states.items()):
+            if state is StepState.PENDING:
+                run.states[step_id] = transition(state, event.type, step_id)
+        new = bound_from_dict(event.bound)
+        kept = run.bound.steps if run.bound else ()
+        run.bound = BoundPlan(new.plan_hash, (*kept, *new.steps))
+        for s in new.steps:
+            run.states[s.id] = StepState.PENDING
+    elif isinstance(event, StepStarted | StepRetrying | StepSucceeded | StepFailed):
+        current = run.states.get(event.step, StepState.PENDING)
+        run.states[event.step] = transition(current, event.type, event.step)
+        run.attempts[event.step] = max(run.attempts.get(event.step, 0), event.attempt)
+        if isinstance(event, StepSucceeded):
+            run.outputs[event.step] = event.outputs
+            run.order.append(event.step)
+        elif isinstance(event, StepFailed):
+            run.failed_pending.append(event.step)
+    elif isinstance(event, RunFinished):
+        run.finished = event.state

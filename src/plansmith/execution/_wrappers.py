@@ -1,0 +1,133 @@
+"""Invokers that wrap an invoker: timeout, error classification, retry, recording.
+
+Each adds one concern around ``invoke`` (the middleware shape of Starlette), so
+the runner holds no retry or timeout flags of its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+
+import anyio
+
+from plansmith.binding import StepPolicy
+from plansmith.errors import ToolCallError
+from plansmith.execution._invoker import ErrorClass, ToolCall, ToolInvoker, ToolResult
+from plansmith.execution._policy import backoff_delay, should_retry
+
+__all__ = [
+    "TimeoutInvoker",
+    "ClassifyingInvoker",
+    "RetryInvoker",
+    "RecordingInvoker",
+    "CallRecord",
+    "Sleep",
+]
+
+Sleep = Callable[[float], Awaitable[None]]
+OnRetry = Callable[[ToolCall, ToolCallError, float], Awaitable[None]]
+
+
+class TimeoutInvoker:
+    """Gives up a call after ``call.timeout`` seconds (``timeout``, with ``progressed``)."""
+
+    def __init__(self, inner: ToolInvoker) -> None:
+        self.inner = inner
+
+    async def invoke(self, call: ToolCall) -> ToolResult:
+        if call.timeout is None:
+            return await self.inner.invoke(call)
+        progressed = False
+        outer = call.on_progress
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            nonlocal progressed
+            progressed = True
+            if outer is not None:
+                await outer(progress, total, message)
+
+        with anyio.move_on_after(call.timeout) as scope:
+            return await self.inner.invoke(replace(call, on_progress=on_progress))
+        assert scope.cancelled_caught
+        raise ToolCallError(
+            ErrorClass.TIMEOUT,
+            f"{call.tool} on {call.server} took longer than {call.timeout:g} s",
+            progressed=progressed,
+        )
+
+
+class ClassifyingInvoker:
+    """Turns an ``is_error`` result into a ``tool_error`` failure."""
+
+    def __init__(self, inner: ToolInvoker) -> None:
+        self.inner = inner
+
+    async def invoke(self, call: ToolCall) -> ToolResult:
+        result = await self.inner.invoke(call)
+        if result.is_error:
+            error = ToolCallError(
+                ErrorClass.TOOL_ERROR,
+                result.text or f"{call.tool} returned an error",
+                retryable=result.retryable,
+            )
+            error.result = result
+            raise error
+        return result
+
+
+class RetryInvoker:
+    """Tries a call again, by its failure class's rule, with backoff; ``attempt`` is the last."""
+
+    def __init__(
+        self, inner: ToolInvoker, policy: StepPolicy, on_retry: OnRetry, sleep: Sleep
+    ) -> None:
+        self.inner = inner
+        self.policy = policy
+        self.on_retry = on_retry
+        self.sleep = sleep
+        self.attempt = 0
+
+    async def invoke(self, call: ToolCall) -> ToolResult:
+        attempt = call.attempt
+        while True:
+            self.attempt = attempt
+            this = call if attempt == call.attempt else replace(call, attempt=attempt)
+            try:
+                return await self.inner.invoke(this)
+            except ToolCallError as error:
+                if not should_retry(error, attempt, self.policy):
+                    raise
+                delay = backoff_delay(attempt)
+                await self.on_retry(this, error, delay)
+                if delay > 0 and not math.isclose(delay, 0):
+                    await self.sleep(delay)
+                attempt += 1
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One call and its outcome: a result, or the error class and message."""
+
+    call: ToolCall
+    result: ToolResult | None = None
+    error_class: str | None = None
+    message: str | None = None
+
+
+class RecordingInvoker:
+    """Records every call and outcome in ``records`` (an audit trail for tests and tools)."""
+
+    def __init__(self, inner: ToolInvoker) -> None:
+        self.inner = inner
+        self.records: list[CallRecord] = []
+
+    async def invoke(self, call: ToolCall) -> ToolResult:
+        try:
+            result = await self.inner.invoke(call)
+        except ToolCallError as error:
+            self.records.append(CallRecord(call, None, error.error_class, error.message))
+            raise
+        self.records.append(CallRecord(call, result))
+        return result

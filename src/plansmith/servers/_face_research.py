@@ -1,0 +1,140 @@
+"""Research tools of plansmith's MCP server: ``start_research`` returns an id at once;
+``get_research_status`` and ``get_research_report`` follow the run.
+
+``add_research_tools(server, research)`` adds them to the face over any object that
+implements ``ResearchService`` (``plansmith.engine_service.ResearchService`` does).
+"""
+
+# No `from __future__ import annotations`: the SDK evaluates the closures' annotations.
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from mcp.server.mcpserver import Context, MCPServer
+
+from plansmith.errors import PlansmithError
+from plansmith.servers._face_owner import owner_of, tool_error
+
+__all__ = [
+    "ResearchHandle",
+    "ResearchStatus",
+    "ResearchReport",
+    "ResearchService",
+    "add_research_tools",
+]
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class ResearchHandle:
+    run_id: str
+    state: str
+    question: str
+    kind: str
+    sources: tuple[str, ...]
+    subquestions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class ResearchStatus:
+    """``state``: starting, running, succeeded, failed or cancelled; ``done`` of
+    ``total`` plan steps; the budget used so far; ``coverage_limited`` and why."""
+
+    run_id: str
+    state: str
+    done: int
+    total: int
+    percent: float
+    searches: int
+    max_searches: int
+    seconds: float
+    max_seconds: float
+    evidence: int = 0
+    coverage_limited: bool = False
+    reasons: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class ResearchReport:
+    """The cited report (Markdown) and, with ``trace``, the whole trace of the run."""
+
+    run_id: str
+    state: str
+    markdown: str
+    coverage_limited: bool
+    citations: int
+    trace: dict[str, Any] = field(default_factory=dict)
+
+
+class ResearchService(Protocol):
+    """The research operations the MCP face exposes; errors are ``PlansmithError``s."""
+
+    def start_research(
+        self,
+        question: str,
+        *,
+        sources: Sequence[str] | None = None,
+        max_depth: int | None = None,
+        budget: Mapping[str, float] | None = None,
+        extra: Sequence[str] = (),
+        owner: str = "",
+    ) -> ResearchHandle: ...
+
+    def get_research_status(self, run_id: str, *, owner: str = "") -> ResearchStatus: ...
+
+    def get_research_report(
+        self, run_id: str, *, owner: str = "", trace: bool = True
+    ) -> ResearchReport: ...
+
+
+def add_research_tools(server: MCPServer, research: ResearchService) -> None:
+    """Add ``start_research``, ``get_research_status`` and ``get_research_report``."""
+
+    @server.tool()
+    async def start_research(  # noqa: PLR0917 - the SDK passes arguments by keyword
+        question: str,
+        ctx: Context,
+        sources: list[str] | None = None,
+        max_depth: int | None = None,
+        budget: dict[str, float] | None = None,
+        subquestions: list[str] | None = None,
+    ) -> ResearchHandle:
+        """Research a question over the document sources; returns a run id at once.
+
+        sources: source names (default: all); max_depth: passages read per search
+        (1-8, default 3); budget: max_subtasks, max_searches, max_seconds;
+        subquestions: extra subquestions (yours), kept or dropped by the rule filter.
+        Poll get_research_status, then get_research_report.
+        """
+        try:
+            return research.start_research(
+                question,
+                sources=sources,
+                max_depth=max_depth,
+                budget=budget,
+                extra=tuple(subquestions or ()),
+                owner=owner_of(ctx.headers),
+            )
+        except PlansmithError as error:
+            raise tool_error(error) from None
+
+    @server.tool()
+    async def get_research_status(run_id: str, ctx: Context) -> ResearchStatus:
+        """State, plan steps done, searches and seconds used, coverage limited or not."""
+        try:
+            return research.get_research_status(run_id, owner=owner_of(ctx.headers))
+        except PlansmithError as error:
+            raise tool_error(error) from None
+
+    @server.tool()
+    async def get_research_report(
+        run_id: str, ctx: Context, include_trace: bool = True
+    ) -> ResearchReport:
+        """The cited report (Markdown); with include_trace, the whole trace (JSON)."""
+        try:
+            return research.get_research_report(
+                run_id, owner=owner_of(ctx.headers), trace=include_trace
+            )
+        except PlansmithError as error:
+            raise tool_error(error) from None

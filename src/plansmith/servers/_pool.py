@@ -1,0 +1,317 @@
+"""The server pool: one session per server, started in parallel, restarted when it dies.
+
+Each server's session lives in its own supervisor task (an anyio cancel scope
+must be left by the task that entered it). Calls from any task share the
+session; a limiter bounds the calls in flight per server. A call that finds
+the connection lost restarts the server (with backoff, at most
+``restart_limit`` times) and reports ``transport_lost`` so the runner's retry
+rule applies. This is the only module, with its siblings, that imports ``mcp``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, TextIO, cast
+
+import anyio
+import httpx2
+from anyio.abc import TaskGroup
+from mcp import Client, MCPError, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, TextContent
+
+from plansmith.binding import ToolCatalog, ToolSpec
+from plansmith.errors import ServerStartError, ToolCallError
+from plansmith.execution import (
+    IDEMPOTENCY_META_KEY,
+    RETRYABLE_META_KEY,
+    ErrorClass,
+    ProgressFn,
+    ToolResult,
+)
+from plansmith.servers._config import (
+    HttpServer,
+    InProcessServer,
+    ServerConfig,
+    ServersConfig,
+    StdioServer,
+)
+
+__all__ = ["ServerPool", "to_tool_result"]
+
+
+@dataclass(slots=True)
+class _Conn:
+    config: ServerConfig
+    limiter: anyio.CapacityLimiter
+    client: Client | None = None
+    tools: tuple[ToolSpec, ...] = ()
+    error: BaseException | None = None
+    generation: int = 0
+    restarts: int = 0
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    stop: anyio.Event = field(default_factory=anyio.Event)
+    closed: anyio.Event = field(default_factory=anyio.Event)
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+class ServerPool:
+    """``async with ServerPool(config) as pool``: start servers, call tools, shut down."""
+
+    def __init__(
+        self,
+        config: ServersConfig,
+        *,
+        errlog: TextIO | None = None,
+        start_timeout: float = 60.0,
+        restart_limit: int = 3,
+        backoff_base: float = 0.1,
+        mode: str = "auto",
+    ) -> None:
+        self.config = config
+        self.errlog = errlog
+        self.start_timeout = start_timeout
+        self.restart_limit = restart_limit
+        self.backoff_base = backoff_base
+        self.mode = mode
+        self._conns: dict[str, _Conn] = {}
+        self._tg: TaskGroup | None = None
+        self._start_lock = anyio.Lock()
+
+    async def __aenter__(self) -> ServerPool:
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        await self.aclose()
+        assert self._tg is not None
+        # The supervisors have ended; the body's own exception propagates as it is.
+        await self._tg.__aexit__(None, None, None)
+        return None
+
+    async def aclose(self) -> None:
+        """Close every session; stdio servers get stdin closed, then SIGTERM, then SIGKILL."""
+        for conn in self._conns.values():
+            conn.stop.set()
+        with anyio.CancelScope(shield=True):
+            for conn in self._conns.values():
+                await conn.closed.wait()
+
+    # -- starting -------------------------------------------------------------------------
+
+    async def start(self, names: tuple[str, ...] | None = None) -> ToolCatalog:
+        """Start ``names`` (default: all) in parallel; list their tools into the catalog.
+
+        Raises ``ServerStartError`` naming every server that failed.
+        """
+        wanted = names if names is not None else self.config.names
+        unknown = [n for n in wanted if self.config.get(n) is None]
+        if unknown:
+            raise ServerStartError(
+                f"no server {', '.join(map(repr, unknown))} in the servers config",
+                hint=f"servers are: {', '.join(self.config.names) or 'none'}",
+            )
+        async with anyio.create_task_group() as tg:
+            for name in wanted:
+                tg.start_soon(self._ensure_started, name)
+        failed = [(n, self._conns[n].error) for n in wanted if self._conns[n].client is None]
+        if failed:
+            lines = "; ".join(f"{n}: {_describe(e)}" for n, e in failed)
+            first = self.config.get(failed[0][0])
+            raise ServerStartError(
+                f"server(s) did not start: {lines}",
+                location=first.loc if first is not None else None,
+                hint="run the server's command by hand to see its error output",
+            )
+        return self.catalog()
+
+    def catalog(self) -> ToolCatalog:
+        return ToolCatalog(
+            tuple((n, c.tools) for n, c in self._conns.items() if c.client is not None)
+        )
+
+    async def _ensure_started(self, name: str) -> _Conn:
+        conn = self._conns.get(name)
+        if conn is not None and conn.ready.is_set():
+            return conn  # the common case: no lock on the hot path
+        async with self._start_lock:
+            conn = self._conns.get(name)
+            if conn is None:
+                config = self.config.get(name)
+                assert config is not None
+                conn = _Conn(config, anyio.CapacityLimiter(config.max_in_flight))
+                self._conns[name] = conn
+                self._spawn(conn)
+        await conn.ready.wait()
+        return conn
+
+    def _spawn(self, conn: _Conn) -> None:
+        assert self._tg is not None, "use `async with ServerPool(...)`"
+        conn.ready, conn.stop, conn.closed = anyio.Event(), anyio.Event(), anyio.Event()
+        conn.client, conn.error = None, None
+        self._tg.start_soon(self._supervise, conn)
+
+    def _transport(
+        self, config: ServerConfig
+    ) -> tuple[Any, AbstractAsyncContextManager[Any] | None]:
+        if isinstance(config, InProcessServer):
+            return config.server, None
+        if isinstance(config, StdioServer):
+            env = dict(os.environ) if config.inherit_env else {}
+            env.update(config.env)
+            params = StdioServerParameters(
+                command=config.command, args=list(config.args), env=env, cwd=config.cwd
+            )
+            return stdio_client(params, errlog=self.errlog or _stderr()), None
+        assert isinstance(config, HttpServer)
+        http = httpx2.AsyncClient(
+            headers=dict(config.headers), timeout=httpx2.Timeout(30, read=300)
+        )
+        return streamable_http_client(config.url, http_client=http), http
+
+    async def _supervise(self, conn: _Conn) -> None:
+        try:
+            transport, http = self._transport(conn.config)
+            with anyio.CancelScope(deadline=anyio.current_time() + self.start_timeout) as scope:
+                async with AsyncExitStack() as stack:
+                    if http is not None:
+                        await stack.enter_async_context(http)
+                    client = await stack.enter_async_context(Client(transport, mode=self.mode))
+                    listed = await client.list_tools()
+                    tools = list(listed.tools)
+                    while listed.next_cursor:
+                        listed = await client.list_tools(cursor=listed.next_cursor)
+                        tools.extend(listed.tools)
+                    conn.tools = tuple(
+                        ToolSpec(t.name, dict(t.input_schema), t.output_schema, t.description or "")
+                        for t in tools
+                    )
+                    scope.deadline = math.inf  # started: the session lives until stop
+                    conn.client = client
+                    conn.generation += 1
+                    conn.ready.set()
+                    await conn.stop.wait()
+            if scope.cancelled_caught and conn.client is None:
+                conn.error = TimeoutError(f"no answer within {self.start_timeout:g} s")
+        except Exception as error:  # a start-up failure, reported by start()/call()
+            conn.error = error
+        finally:
+            conn.client = None
+            conn.ready.set()
+            conn.closed.set()
+
+    async def _restart(self, conn: _Conn, seen_generation: int) -> None:
+        """Restart a dead server once per death (callers that saw the same one wait)."""
+        async with conn.lock:
+            if conn.generation != seen_generation:  # someone else restarted it
+                await conn.ready.wait()
+                return
+            if conn.restarts >= self.restart_limit:
+                return
+            conn.restarts += 1
+            conn.stop.set()
+            with anyio.CancelScope(shield=True):
+                await conn.closed.wait()
+            await anyio.sleep(self.backoff_base * (2 ** (conn.restarts - 1)))
+            self._spawn(conn)
+            await conn.ready.wait()
+
+    # -- calling --------------------------------------------------------------------------
+
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        key: str | None = None,
+        on_progress: ProgressFn | None = None,
+    ) -> ToolResult:
+        """Call ``tool``; failures raise ``ToolCallError`` with their class."""
+        if self.config.get(server) is None:
+            raise ToolCallError(ErrorClass.PROTOCOL_ERROR, f"no server {server!r} in the config")
+        conn = await self._ensure_started(server)
+        async with conn.limiter:
+            client = conn.client
+            if client is None:
+                error_text = _describe(conn.error)
+                await self._lost(conn, conn.generation)  # try again to start it (bounded)
+                raise ToolCallError(
+                    ErrorClass.TRANSPORT_LOST, f"server {server!r} is not running: {error_text}"
+                )
+            generation = conn.generation
+            meta = {IDEMPOTENCY_META_KEY: key} if key is not None else None
+            try:
+                result = await client.call_tool(
+                    tool,
+                    arguments,
+                    progress_callback=cast(Any, on_progress),
+                    meta=cast(Any, meta),
+                )
+            except MCPError as error:
+                if error.code == CONNECTION_CLOSED:
+                    await self._lost(conn, generation)
+                    raise ToolCallError(
+                        ErrorClass.TRANSPORT_LOST, f"server {server!r}: connection lost"
+                    ) from None
+                if error.code == REQUEST_TIMEOUT:
+                    raise ToolCallError(ErrorClass.TIMEOUT, f"{tool}: {error.message}") from None
+                raise ToolCallError(
+                    ErrorClass.PROTOCOL_ERROR, f"{tool}: error {error.code}: {error.message}"
+                ) from None
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as error:
+                await self._lost(conn, generation)
+                raise ToolCallError(
+                    ErrorClass.TRANSPORT_LOST, f"server {server!r}: {_describe(error)}"
+                ) from None
+            except Exception as error:  # e.g. structured output that fails the outputSchema
+                raise ToolCallError(
+                    ErrorClass.PROTOCOL_ERROR, f"{tool}: {_describe(error)}"
+                ) from None
+        return to_tool_result(result)
+
+    async def _lost(self, conn: _Conn, generation: int) -> None:
+        # Not shielded: a cancelled run must not wait for a slow restart. A restart cut
+        # short leaves the server stopped, and the next call starts it again.
+        await self._restart(conn, generation)
+
+
+def _stderr() -> TextIO:
+    """Where a stdio server's error output goes by default: a stderr with a real file."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__ or sys.stderr
+    return sys.stderr
+
+
+def _describe(error: BaseException | None) -> str:
+    if error is None:
+        return "unknown error"
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_describe(e) for e in error.exceptions)
+    if isinstance(error, MCPError):
+        return f"{error.message} (code {error.code})"
+    if isinstance(error, TimeoutError):
+        return "timed out"
+    return f"{type(error).__name__}: {error}"
+
+
+def to_tool_result(result: CallToolResult) -> ToolResult:
+    """The SDK's result as plansmith's: structured content, joined text, error flags."""
+    text = "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+    meta = result.meta or {}
+    return ToolResult(
+        structured=result.structured_content,
+        text=text,
+        is_error=bool(result.is_error),
+        retryable=bool(meta.get(RETRYABLE_META_KEY)),
+    )

@@ -1,0 +1,98 @@
+"""``plansmith check | run | runs | show | resume | replay`` as a user calls them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import _engine_helpers as eh
+from typer.testing import CliRunner
+
+import plansmith.cli._check
+import plansmith.cli._run  # noqa: F401  (registers the commands on the app)
+from plansmith.cli._app import app
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def files(inputs: eh.RunInputs) -> list[str]:
+    return [
+        str(inputs.domain),
+        str(inputs.problem),
+        "--servers",
+        str(inputs.servers),
+        "--bindings",
+        str(inputs.bindings),
+    ]
+
+
+def test_run_json_prints_one_event_per_line_then_runs_show_and_replay(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=2)
+    home = ["--home", str(tmp_path / "home")]
+    code, out, err = invoke("run", *files(inputs), "--yes", "--json", *home)
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    assert events[0]["type"] == "RunCreated"
+    assert events[-1] == {**events[-1], "type": "RunFinished", "state": "succeeded"}
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    run_id = events[0]["run_id"]
+
+    code, out, _ = invoke("runs", *home)
+    assert code == 0
+    assert run_id in out
+    assert "succeeded" in out
+
+    code, out, _ = invoke("show", run_id, *home)
+    assert code == 0
+    assert "summarise(d0)" in out
+    assert "counter/work" in out
+
+    code, out, _ = invoke("replay", run_id, *home)
+    assert code == 0
+    replayed = [json.loads(line)["type"] for line in out.splitlines()]
+    assert sorted(replayed) == sorted(e["type"] for e in events)
+
+
+def test_run_without_yes_stops_awaiting_approval_and_prints_plan_and_hash(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=1)
+    code, _, err = invoke("run", *files(inputs), "--home", str(tmp_path / "home"))
+    assert code == 6
+    assert "index(d0)" in err
+    assert "plan hash: sha256:" in err
+    assert "plansmith resume" in err
+
+
+def test_read_only_policy_lets_a_read_plan_run_without_yes(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=1)
+    code, _, err = invoke(
+        "run", *files(inputs), "--approve-tiers", "none", "--home", str(tmp_path / "home")
+    )
+    assert code == 0, err
+
+
+def test_check_lists_binding_errors_with_locations_and_exit_2(tmp_path: Path) -> None:
+    bad = eh.BINDINGS.replace("tool: echo", "tool: nothing").replace("${d}", "${e}")
+    inputs = eh.write_inputs(tmp_path, n=1, bindings=bad)
+    code, _, err = invoke("check", *files(inputs))
+    assert code == 2
+    assert "no tool 'nothing'" in err
+    assert "no parameter 'e'" in err
+    assert "bindings.yaml:" in err
+
+
+def test_check_ok_summarises_the_binding(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=1)
+    code, out, err = invoke("check", *files(inputs))
+    assert code == 0, err
+    assert out.startswith("ok: 2 steps bound")
+
+
+def test_bad_servers_file_is_a_typed_error(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=1)
+    inputs.servers.write_text('{"mcpServers": {"counter": {"url": "ftp://x"}}}')
+    code, _, err = invoke("check", *files(inputs))
+    assert code == 2
+    assert "servers.json:1" in err

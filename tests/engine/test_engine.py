@@ -1,0 +1,138 @@
+"""The engine end to end over a real stdio MCP server: run, approval, check, replan, replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import _engine_helpers as eh
+import anyio
+import pytest
+
+from plansmith.engine import Engine
+from plansmith.errors import ApprovalRequiredError, BindingError
+from plansmith.execution import Event, StepSucceeded
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def shape(events: list[Event]) -> list[tuple[str, str, int]]:
+    """Events without times and run ids, per step in order (parallel steps may interleave)."""
+    rows = [
+        (e.type, getattr(e, "step", ""), getattr(e, "attempt", 0))
+        for e in events
+        if e.type not in ("RunCreated",)
+    ]
+    return sorted(rows, key=lambda r: (r[1], rows.index(r)))
+
+
+async def test_run_over_stdio_succeeds_and_replay_gives_the_same_events(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=2)
+    engine = Engine(tmp_path / "home")
+    seen: list[Event] = []
+    with anyio.fail_after(60):
+        outcome = await engine.run(inputs, approve=True, subscribe=seen.append)
+        replayed = await engine.replay(outcome.run_id)
+    assert outcome.state == "succeeded", outcome.reason
+    index_out = [v for k, v in outcome.outputs.items() if k in ("s3", "s4")]
+    assert sorted(o["value"] for o in index_out) == ["d0!", "d1!"]  # type: ignore[index]
+    recorded = engine.log.events(outcome.run_id)
+    assert [e.seq for e in recorded] == list(range(1, len(recorded) + 1))
+    assert [e.type for e in seen] == [e.type for e in recorded]
+    assert shape(replayed) == shape(recorded)
+    engine.close()
+
+
+async def test_write_tier_waits_for_approval_then_resume_yes_runs(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=1)
+    engine = Engine(tmp_path / "home")
+    with anyio.fail_after(60):
+        with pytest.raises(ApprovalRequiredError) as info:
+            await engine.run(inputs, run_id="r-wait")
+        assert "sha256:" in info.value.message
+        types = [e.type for e in engine.log.events("r-wait")]
+        assert types[-1] == "AwaitingApproval"
+        assert "StepStarted" not in types
+        outcome = await engine.resume("r-wait", approve=True)
+    assert outcome.state == "succeeded"
+    approved = [e for e in engine.log.events("r-wait") if e.type == "PlanApproved"]
+    assert len(approved) == 1
+    assert approved[0].plan_hash.startswith("sha256:")
+    engine.close()
+
+
+async def test_check_reports_every_binding_problem_with_its_location(tmp_path: Path) -> None:
+    bad = """\
+bindings:
+  summarise:
+    server: counter
+    tool: no_such_tool
+    arguments: {name: "${d}"}
+  summarise_alt:
+    server: nowhere
+    tool: work
+  index:
+    server: counter
+    tool: echo
+    arguments: {x: "${summarise(d).missing}", y: "${fetch(d).out}", z: "${q}"}
+"""
+    inputs = eh.write_inputs(tmp_path, n=1, bindings=bad)
+    engine = Engine(tmp_path / "home")
+    with anyio.fail_after(60), pytest.raises(BindingError) as info:
+        await engine.check(inputs)
+    text = str(info.value)
+    assert "no tool 'no_such_tool'" in text
+    assert "bindings.yaml:4" in text
+    assert "no step fetch(d0)" in text
+    assert "bindings.yaml:12" in text
+    assert "no parameter 'q'" in text
+    engine.close()
+
+
+async def test_failed_action_is_replanned_with_another_action(tmp_path: Path) -> None:
+    failing = eh.BINDINGS.replace(
+        '    tool: work\n    arguments: {name: "${d}"}',
+        '    tool: fail\n    arguments: {message: "down"}',
+        1,
+    )
+    failing = failing.replace('"${summarise(d).done}"', '"${d}"')
+    inputs = eh.write_inputs(tmp_path, n=1, bindings=failing)
+    engine = Engine(tmp_path / "home")
+    with anyio.fail_after(60):
+        outcome = await engine.run(inputs, approve=True)
+    assert outcome.state == "succeeded", outcome.reason
+    events = engine.log.events(outcome.run_id)
+    types = [e.type for e in events]
+    assert "StepFailed" in types
+    assert "Replanned" in types
+    done = [e for e in events if isinstance(e, StepSucceeded)]
+    assert [e.action for e in done] == ["summarise_alt", "index"]
+    engine.close()
+
+
+async def test_htn_run_replans_with_the_next_method(tmp_path: Path) -> None:
+    failing = eh.BINDINGS.replace(
+        '    tool: work\n    arguments: {name: "${d}"}',
+        '    tool: fail\n    arguments: {message: "down"}',
+        1,
+    )
+    failing = failing.replace('"${summarise(d).done}"', '"${d}"')
+    inputs = eh.write_inputs(tmp_path, n=2, bindings=failing, htn=True)
+    engine = Engine(tmp_path / "home")
+    with anyio.fail_after(60):
+        outcome = await engine.run(inputs, approve=True)
+    assert outcome.state == "succeeded", outcome.reason
+    events = engine.log.events(outcome.run_id)
+    done = [(e.action, e.args) for e in events if isinstance(e, StepSucceeded)]
+    assert done == [
+        ("summarise_alt", ("d0",)),
+        ("index", ("d0",)),
+        ("summarise_alt", ("d1",)),
+        ("index", ("d1",)),
+    ]
+    assert [e.type for e in events].count("Replanned") == 2
+    engine.close()

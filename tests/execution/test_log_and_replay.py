@@ -1,0 +1,135 @@
+"""The run log (SQLite, blobs), the pure policies, and replay from a recorded log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import _exec_helpers as h
+import anyio
+import pytest
+
+from plansmith.binding import StepPolicy
+from plansmith.errors import ExecutionError, RunNotFoundError, ToolCallError
+from plansmith.execution import (
+    ApprovalPolicy,
+    FakeInvoker,
+    RecordingInvoker,
+    ReplayInvoker,
+    Runner,
+    SqliteRunLog,
+    StepState,
+    StepSucceeded,
+    ToolCall,
+    ToolResult,
+    fold,
+    replay_replan,
+    should_retry,
+    tiers_needing_approval,
+    transition,
+)
+from plansmith.execution._emit import Emitter
+from plansmith.model import Tier
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def big(call: ToolCall) -> ToolResult:
+    return ToolResult({"done": "x" * 40_000, "key": call.key}, "")
+
+
+async def test_sqlite_log_survives_reopen_and_keeps_large_outputs_as_blobs(tmp_path: Path) -> None:
+    log = SqliteRunLog(tmp_path / "runs.db")
+    log2, state = h.start_run(h.bound(h.chain(2)), log)
+    with anyio.fail_after(10):
+        outcome = await Runner(FakeInvoker(big), log2, state).run()
+    assert outcome.outputs["s1"] == {"done": "x" * 40_000, "key": "run-1/s1"}
+    log.close()
+    reopened = SqliteRunLog(tmp_path / "runs.db")
+    events = reopened.events("run-1")
+    done = [e for e in events if isinstance(e, StepSucceeded)]
+    assert done[0].outputs == {"$blob": done[0].outputs["$blob"]}  # type: ignore[index]
+    assert [r.run_id for r in reopened.runs()] == ["run-1"]
+    with pytest.raises(RunNotFoundError):
+        reopened.events("nope")
+    assert fold("run-1", events).finished == "succeeded"
+    reopened.close()
+
+
+async def test_replay_answers_each_attempt_as_recorded() -> None:
+    async def flaky(call: ToolCall) -> ToolResult:
+        if call.attempt == 1:
+            return ToolResult(None, "busy", is_error=True, retryable=True)
+        if call.attempt == 2:
+            raise ToolCallError("transport_lost", "gone")
+        return ToolResult({"done": "ok", "key": call.key}, "")
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    log, state = h.start_run(h.bound(h.chain(1)))
+    with anyio.fail_after(10):
+        await Runner(FakeInvoker(flaky), log, state, sleep=no_sleep).run()
+    recorded = log.events("run-1")
+    log2, state2 = h.start_run(h.bound(h.chain(1)), run_id="run-1")
+    replayer = RecordingInvoker(ReplayInvoker(log, recorded))
+    with anyio.fail_after(10):
+        outcome = await Runner(
+            replayer, log2, state2, sleep=no_sleep, replan=replay_replan(recorded)
+        ).run()
+    assert outcome.outputs == {"s0": {"done": "ok", "key": "run-1/s0"}}
+    replayed = log2.events("run-1")
+    assert [(e.type, getattr(e, "attempt", 0)) for e in replayed[1:]] == [
+        (e.type, getattr(e, "attempt", 0)) for e in recorded[1:]
+    ]
+    assert [r.error_class for r in replayer.records] == [None, "transport_lost", None]
+
+
+async def test_replay_of_an_attempt_never_recorded_is_an_error() -> None:
+    with pytest.raises(ExecutionError):
+        await ReplayInvoker(h.MemoryRunLog(), []).invoke(ToolCall("s", "t", {}, "k", step="s0"))
+
+
+def test_retry_rules_per_failure_class() -> None:
+    policy = StepPolicy(retries=1)
+    idem = StepPolicy(retries=1, idempotent=True)
+    assert should_retry(ToolCallError("transport_lost", ""), 1, policy)
+    assert not should_retry(ToolCallError("transport_lost", ""), 2, policy)
+    assert not should_retry(ToolCallError("timeout", ""), 1, policy)
+    assert should_retry(ToolCallError("timeout", ""), 1, idem)
+    assert should_retry(ToolCallError("timeout", "", progressed=True), 1, policy)
+    assert not should_retry(ToolCallError("tool_error", ""), 1, idem)
+    assert should_retry(ToolCallError("tool_error", "", retryable=True), 1, policy)
+    assert not should_retry(ToolCallError("protocol_error", ""), 1, idem)
+    assert not should_retry(ToolCallError("extraction_error", ""), 1, idem)
+
+
+def test_state_table_rejects_an_event_out_of_order() -> None:
+    assert transition(StepState.PENDING, "StepStarted") is StepState.RUNNING
+    with pytest.raises(ExecutionError):
+        transition(StepState.SUCCEEDED, "StepStarted", "s1")
+
+
+def test_approval_policy_names_the_tiers_that_need_a_person() -> None:
+    steps = [h.Step("a", "work", ("i0",), tier=Tier.READ), h.Step("b", "finish", ("i0",))]
+    b = h.bound(h.plan(steps))
+    assert tiers_needing_approval(b, ApprovalPolicy()) == ("write",)
+    assert tiers_needing_approval(b, ApprovalPolicy.parse("none")) == ()
+    assert tiers_needing_approval(b, ApprovalPolicy.parse("all")) == ("read", "write")
+    assert ApprovalPolicy.parse("read").needs_person == frozenset({Tier.READ})
+
+
+def test_emitter_defers_views_until_the_events_are_flushed() -> None:
+    log = h.MemoryRunLog()
+    log.create_run("r", "", {})
+    seen: list[str] = []
+    emitter = Emitter(log, "r")
+    emitter.subscribe(lambda e: seen.append(e.type))
+    emitter.emit(h.PlanReady(run_id="r", plan_hash="h"), defer=True)
+    assert seen == []
+    emitter.flush()
+    assert seen == ["PlanReady"]

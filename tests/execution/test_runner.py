@@ -1,0 +1,273 @@
+"""The runner over a fake invoker: order, outputs, retries, failures, replanning, cancel."""
+
+from __future__ import annotations
+
+import _exec_helpers as h
+import anyio
+import pytest
+
+from plansmith.errors import ToolCallError
+from plansmith.execution import (
+    FakeInvoker,
+    Runner,
+    StepSucceeded,
+    ToolCall,
+    ToolResult,
+    fold,
+    make_replan,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def work_ok(call: ToolCall) -> ToolResult:
+    if call.tool == "work":
+        name = call.arguments["name"]
+        return ToolResult({"done": f"{name}!", "key": call.key}, "")
+    return ToolResult({"value": call.arguments.get("x")}, "")
+
+
+async def test_chain_runs_in_order_and_passes_outputs() -> None:
+    p = h.plan(
+        [
+            h.Step("a", "work", ("i0",)),
+            h.Step("b", "finish", ("i0",)),
+        ]
+    )
+    b = h.bound(p)
+    assert b.step("b") is not None
+    assert b.step("b").after == ("a",)
+    log, state = h.start_run(b)
+    fake = FakeInvoker(work_ok)
+    with anyio.fail_after(10):
+        outcome = await Runner(fake, log, state).run()
+    assert outcome.state == "succeeded"
+    assert [c.step for c in fake.calls] == ["a", "b"]
+    assert fake.calls[1].arguments == {"x": "i0!"}
+    assert outcome.outputs["b"] == {"value": "i0!"}
+
+
+async def test_every_call_carries_the_step_key() -> None:
+    log, state = h.start_run(h.bound(h.wide(3)), run_id="r9")
+    fake = FakeInvoker(work_ok)
+    with anyio.fail_after(10):
+        await Runner(fake, log, state).run()
+    assert sorted(c.key for c in fake.calls) == ["r9/s0", "r9/s1", "r9/s2"]
+
+
+async def test_retryable_tool_error_is_retried_with_the_same_key() -> None:
+    seen: list[tuple[str, int]] = []
+
+    async def flaky(call: ToolCall) -> ToolResult:
+        seen.append((call.key, call.attempt))
+        if call.attempt < 3:
+            return ToolResult(None, "try again", is_error=True, retryable=True)
+        return await work_ok(call)
+
+    log, state = h.start_run(h.bound(h.chain(1)))
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    with anyio.fail_after(10):
+        outcome = await Runner(FakeInvoker(flaky), log, state, sleep=no_sleep).run()
+    assert outcome.state == "succeeded"
+    assert seen == [("run-1/s0", 1), ("run-1/s0", 2), ("run-1/s0", 3)]
+    types = [e.type for e in log.events("run-1")]
+    assert types.count("StepRetrying") == 2
+
+
+async def test_protocol_error_is_not_retried_and_fails_the_run() -> None:
+    async def broken(call: ToolCall) -> ToolResult:
+        raise ToolCallError("protocol_error", "bad params")
+
+    log, state = h.start_run(h.bound(h.chain(2)))
+    fake = FakeInvoker(broken)
+    with anyio.fail_after(10):
+        outcome = await Runner(fake, log, state).run()
+    assert outcome.state == "failed"
+    assert "s0" in (outcome.reason or "")
+    assert len(fake.calls) == 1
+    failed = [e for e in log.events("run-1") if e.type == "StepFailed"]
+    assert failed[0].error_class == "protocol_error"  # type: ignore[attr-defined]
+
+
+async def test_extraction_error_fails_the_step() -> None:
+    async def empty(call: ToolCall) -> ToolResult:
+        return ToolResult({"other": 1}, "")
+
+    log, state = h.start_run(h.bound(h.chain(1)))
+    with anyio.fail_after(10):
+        outcome = await Runner(FakeInvoker(empty), log, state).run()
+    assert outcome.state == "failed"
+    (failed,) = [e for e in log.events("run-1") if e.type == "StepFailed"]
+    assert failed.error_class == "extraction_error"  # type: ignore[attr-defined]
+
+
+async def test_timeout_of_idempotent_step_is_retried() -> None:
+    calls = 0
+
+    async def slow_once(call: ToolCall) -> ToolResult:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            await anyio.sleep_forever()
+        return await work_ok(call)
+
+    text = h.BINDINGS.replace("    retries: 2\n", "    retries: 2\n    timeout: 0.05\n")
+    log, state = h.start_run(h.bound(h.chain(1), text))
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    with anyio.fail_after(10):
+        outcome = await Runner(FakeInvoker(slow_once), log, state, sleep=no_sleep).run()
+    assert outcome.state == "succeeded"
+    retry = [e for e in log.events("run-1") if e.type == "StepRetrying"]
+    assert retry[0].error_class == "timeout"  # type: ignore[attr-defined]
+
+
+async def test_global_limit_bounds_calls_in_flight() -> None:
+    in_flight = 0
+    peak = 0
+    gate = anyio.Event()
+
+    async def hold(call: ToolCall) -> ToolResult:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        if peak >= 2:
+            gate.set()
+        await gate.wait()
+        in_flight -= 1
+        return await work_ok(call)
+
+    log, state = h.start_run(h.bound(h.wide(6)))
+    with anyio.fail_after(10):
+        await Runner(FakeInvoker(hold), log, state, max_parallel=2).run()
+    assert peak == 2
+
+
+async def test_per_server_limit_bounds_calls_in_flight() -> None:
+    in_flight = 0
+    peak = 0
+
+    async def count(call: ToolCall) -> ToolResult:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        await anyio.lowlevel.checkpoint()
+        in_flight -= 1
+        return await work_ok(call)
+
+    log, state = h.start_run(h.bound(h.wide(6)))
+    runner = Runner(FakeInvoker(count), log, state, max_parallel=8, server_limits={"counter": 1})
+    with anyio.fail_after(10):
+        await runner.run()
+    assert peak == 1
+
+
+async def test_failed_step_is_replanned_around() -> None:
+    async def work_fails(call: ToolCall) -> ToolResult:
+        if call.tool == "work":
+            return ToolResult(None, "no", is_error=True)
+        return await work_ok(call)
+
+    prob = h.problem(1)
+    seen_failed: list[frozenset[tuple[str, tuple[str, ...]]]] = []
+
+    def replanner(
+        state: frozenset[h.Atom],
+        failed: frozenset[tuple[str, tuple[str, ...]]],
+        done: frozenset[tuple[str, tuple[str, ...]]],
+    ) -> h.Plan:
+        seen_failed.append(failed)
+        return h.plan([h.Step("s0", "alt", ("i0",))])
+
+    def rebind(p: h.Plan, available: object) -> h.BoundPlan:
+        return h.bound(p)
+
+    log, state = h.start_run(h.bound(h.chain(1)))
+    runner = Runner(
+        FakeInvoker(work_fails), log, state, replan=make_replan(prob, replanner, rebind)
+    )
+    with anyio.fail_after(10):
+        outcome = await runner.run()
+    assert outcome.state == "succeeded"
+    assert seen_failed == [frozenset({("work", ("i0",))})]
+    types = [e.type for e in log.events("run-1")]
+    assert "Replanned" in types
+    assert outcome.outputs["r1.s0"] == {"value": "alt i0"}
+
+
+async def test_run_fails_with_reason_when_no_replan_exists() -> None:
+    async def fails(call: ToolCall) -> ToolResult:
+        return ToolResult(None, "no", is_error=True)
+
+    log, state = h.start_run(h.bound(h.chain(1)))
+    runner = Runner(
+        FakeInvoker(fails),
+        log,
+        state,
+        replan=make_replan(h.problem(1), lambda s, f, d: None, lambda p, a: h.bound(p)),
+    )
+    with anyio.fail_after(10):
+        outcome = await runner.run()
+    assert outcome.state == "failed"
+    assert "no other plan" in (outcome.reason or "")
+
+
+async def test_cancel_ends_the_run_cancelled() -> None:
+    fake: FakeInvoker
+
+    async def forever(call: ToolCall) -> ToolResult:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    fake = FakeInvoker(forever)
+    log, state = h.start_run(h.bound(h.wide(3)))
+    runner = Runner(fake, log, state)
+    started = fake.started
+    async with anyio.create_task_group() as tg:
+
+        async def go() -> None:
+            outcome = await runner.run()
+            assert outcome.state == "cancelled"
+
+        tg.start_soon(go)
+        with anyio.fail_after(10):
+            await started.wait()
+        runner.cancel("user asked")
+    assert [e.type for e in log.events("run-1")][-2:] == ["RunCancelled", "RunFinished"]
+
+
+async def test_resume_skips_succeeded_and_recalls_started_with_same_key() -> None:
+    log, state = h.start_run(h.bound(h.chain(3)))
+
+    async def ok(call: ToolCall) -> ToolResult:
+        return await work_ok(call)
+
+    with anyio.fail_after(10):
+        await Runner(FakeInvoker(ok), log, state).run()
+    events = log.events("run-1")
+    # cut the log just after s1 started: s0 done, s1 in flight
+    cut = next(i for i, e in enumerate(events) if e.type == "StepStarted" and e.step == "s1")  # type: ignore[attr-defined]
+    log2, _ = h.start_run(h.bound(h.chain(3)), run_id="run-1")
+    for e in events[1 : cut + 1]:
+        log2.append(e)
+    fake = FakeInvoker(ok)
+    with anyio.fail_after(10):
+        outcome = await Runner(fake, log2, fold("run-1", log2.events("run-1"))).run()
+    assert outcome.state == "succeeded"
+    assert [c.step for c in fake.calls] == ["s1", "s2"]
+    assert fake.calls[0].key == "run-1/s1"
+    assert fake.calls[0].attempt == 2
+    done = [e for e in log2.events("run-1") if isinstance(e, StepSucceeded)]
+    assert [e.step for e in done] == ["s0", "s1", "s2"]
+    seqs = [e.seq for e in log2.events("run-1")]
+    assert seqs == list(range(1, len(seqs) + 1))

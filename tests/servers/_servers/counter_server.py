@@ -1,0 +1,159 @@
+"""A small MCP server for plansmith's tests, built with the SDK (mcp 2.x ``MCPServer``).
+
+Tools: ``echo`` (structured), ``echo_text`` (text only), ``work`` (records each call and
+honours the idempotency key), ``sleep``, ``fail`` (an ``is_error`` result, optionally
+marked retryable), ``flaky`` (fails its first N calls per key), ``malformed`` (text
+that is not JSON), ``die`` (the process exits mid-call), ``progress``.
+
+Environment: ``COUNTER_LOG`` (a file that gets one JSON line per call of ``work``,
+``flaky`` and ``die``: tool, key, arguments); ``COUNTER_DIE_AT_START=1`` (exit before
+serving: a server that dies at start-up); ``COUNTER_PID_FILE`` (write the process id
+there); ``COUNTER_DIE_ONCE`` (a file: ``die`` exits
+only when this file does not exist yet, and creates it, so a restarted server
+succeeds).
+
+Usage: ``python counter_server.py`` (stdio) or ``python counter_server.py http PORT``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+
+KEY = "io.plansmith/idempotency-key"
+
+server = MCPServer("counter", version="1.0", log_level="WARNING")
+_results: dict[str, dict[str, Any]] = {}
+_failures: dict[str, int] = {}
+
+
+def _key(ctx: Context) -> str | None:
+    meta = ctx.request_context.meta or {}
+    value = meta.get(KEY)
+    return value if isinstance(value, str) else None
+
+
+def _log(tool: str, key: str | None, args: dict[str, Any]) -> None:
+    path = os.environ.get("COUNTER_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"tool": tool, "key": key, "args": args}) + "\n")
+            f.flush()
+
+
+@server.tool()
+async def echo(x: Any) -> dict[str, Any]:
+    """Return ``{"value": x}``."""
+    return {"value": x}
+
+
+@server.tool(structured_output=False)
+async def echo_text(text: str) -> str:
+    """Return ``text`` as text content."""
+    return text
+
+
+@server.tool()
+async def work(name: str, ctx: Context, cost: int = 1) -> dict[str, Any]:
+    """Do some work once per idempotency key: a repeated key returns the first result."""
+    key = _key(ctx)
+    _log("work", key, {"name": name, "cost": cost})
+    if key is not None and key in _results:
+        return _results[key]
+    result = {"name": name, "done": f"{name}!", "cost": cost, "key": key}
+    if key is not None:
+        _results[key] = result
+    return result
+
+
+@server.tool()
+async def sleep(seconds: float) -> dict[str, Any]:
+    """Sleep, then return the seconds slept."""
+    await anyio.sleep(seconds)
+    return {"slept": seconds}
+
+
+@server.tool()
+async def fail(message: str = "boom", retryable: bool = False) -> CallToolResult:
+    """An ``is_error`` result; ``retryable`` marks it in the result ``_meta``."""
+    meta = {"io.plansmith/retryable": True} if retryable else None
+    return CallToolResult(
+        content=[TextContent(type="text", text=message)], is_error=True, _meta=meta
+    )
+
+
+@server.tool()
+async def flaky(name: str, fails: int, ctx: Context) -> CallToolResult:
+    """Fail (marked retryable) the first ``fails`` calls for a key, then succeed."""
+    key = _key(ctx) or name
+    _log("flaky", key, {"name": name, "fails": fails})
+    seen = _failures.get(key, 0)
+    if seen < fails:
+        _failures[key] = seen + 1
+        return CallToolResult(
+            content=[TextContent(type="text", text=f"transient failure {seen + 1} of {fails}")],
+            is_error=True,
+            _meta={"io.plansmith/retryable": True},
+        )
+    result = {"name": name, "attempts": seen + 1}
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(result))], structured_content=result
+    )
+
+
+@server.tool()
+async def refuse(reason: str = "not allowed") -> dict[str, Any]:
+    """A tool error raised as ``ToolError`` (``is_error``, not retryable)."""
+    raise ToolError(reason)
+
+
+@server.tool(structured_output=False)
+async def malformed() -> str:
+    """Text that is not JSON."""
+    return "this is {not json"
+
+
+@server.tool()
+async def die(ctx: Context) -> dict[str, Any]:
+    """Exit the process in the middle of the call (once, when COUNTER_DIE_ONCE is set)."""
+    _log("die", _key(ctx), {})
+    marker = os.environ.get("COUNTER_DIE_ONCE")
+    if marker is None or not os.path.exists(marker):
+        if marker is not None:
+            with open(marker, "w", encoding="utf-8") as f:
+                f.write("died\n")
+        os._exit(17)
+    return {"survived": True}
+
+
+@server.tool()
+async def progress(n: int, ctx: Context) -> dict[str, Any]:
+    """Report progress ``n`` times, then return."""
+    for i in range(n):
+        await ctx.report_progress(i + 1, n, message=f"step {i + 1}")
+    return {"n": n}
+
+
+def main() -> None:
+    pid_file = os.environ.get("COUNTER_PID_FILE")
+    if pid_file:
+        with open(pid_file, "w", encoding="utf-8") as f:
+            f.write(str(os.getpid()))
+    if os.environ.get("COUNTER_DIE_AT_START") == "1":
+        sys.stderr.write("counter: dying at start-up as asked\n")
+        sys.exit(3)
+    if sys.argv[1:2] == ["http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""Injected faults over a real stdio server end as classified events and handled outcomes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import _server_helpers as sh
+import anyio
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "execution"))
+import _exec_helpers as h
+
+from plansmith.binding import BoundPlan
+from plansmith.execution import (
+    MemoryRunLog,
+    Runner,
+    StepFailed,
+    StepProgress,
+    StepRetrying,
+    StepSucceeded,
+)
+from plansmith.servers import McpInvoker, ServerPool
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def binding(tool: str, arguments: str, extra: str = "", outputs: str = "") -> str:
+    out = f"    outputs: {{{outputs}}}\n" if outputs else ""
+    return (
+        "bindings:\n  work:\n    server: counter\n"
+        f"    tool: {tool}\n    arguments: {arguments}\n{out}{extra}"
+    )
+
+
+async def run_one(pool: ServerPool, text: str) -> tuple[str, list[object]]:
+    b: BoundPlan = h.bound(h.chain(1), text, pool.catalog())
+    log, state = h.start_run(b, MemoryRunLog())
+    with anyio.fail_after(30):
+        outcome = await Runner(McpInvoker(pool), log, state).run()
+    return outcome.state, list(log.events("run-1"))
+
+
+def failure(events: list[object]) -> StepFailed:
+    (failed,) = [e for e in events if isinstance(e, StepFailed)]
+    return failed
+
+
+async def test_faults_over_stdio_are_classified(tmp_path: Path) -> None:
+    marker = tmp_path / "died"
+    config = sh.servers(sh.stdio(COUNTER_DIE_ONCE=str(marker)))
+    with (tmp_path / "err.log").open("w") as errlog:
+        async with ServerPool(config, errlog=errlog, backoff_base=0.01) as pool:
+            with anyio.fail_after(60):
+                await pool.start()
+
+            state, events = await run_one(pool, binding("fail", "{message: down}"))
+            assert state == "failed"
+            assert failure(events).error_class == "tool_error"
+            assert failure(events).message == "down"
+
+            state, events = await run_one(pool, binding("malformed", "{}", outputs="v: '$.json.v'"))
+            assert state == "failed"
+            assert failure(events).error_class == "extraction_error"
+
+            state, events = await run_one(
+                pool, binding("sleep", "{seconds: 30}", extra="    timeout: 0.3\n")
+            )
+            assert state == "failed"
+            assert failure(events).error_class == "timeout"
+
+            state, events = await run_one(
+                pool,
+                binding(
+                    "die", "{}", extra="    retries: 1\n", outputs="s: '$.structured.survived'"
+                ),
+            )
+            assert state == "succeeded"
+            retry = [e for e in events if isinstance(e, StepRetrying)]
+            assert [r.error_class for r in retry] == ["transport_lost"]
+            done = [e for e in events if isinstance(e, StepSucceeded)]
+            assert done[0].outputs == {"s": True}
+
+            state, events = await run_one(
+                pool,
+                binding(
+                    "flaky",
+                    "{name: f, fails: 2}",
+                    extra="    retries: 2\n",
+                    outputs="n: '$.structured.attempts'",
+                ),
+            )
+            assert state == "succeeded"
+            retry = [e for e in events if isinstance(e, StepRetrying)]
+            assert [r.error_class for r in retry] == ["tool_error", "tool_error"]
+            done = [e for e in events if isinstance(e, StepSucceeded)]
+            assert done[0].outputs == {"n": 3}
+
+            state, events = await run_one(pool, binding("refuse", "{}", extra="    retries: 3\n"))
+            assert state == "failed"
+            assert failure(events).error_class == "tool_error"
+            assert "not allowed" in failure(events).message
+            assert not [e for e in events if isinstance(e, StepRetrying)]
+
+            state, events = await run_one(
+                pool, binding("progress", "{n: 3}", outputs="n: '$.structured.n'")
+            )
+            assert state == "succeeded"
+            assert len([e for e in events if isinstance(e, StepProgress)]) == 3
+
+
+async def test_cancelled_run_leaves_no_server_process(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    config = sh.servers(sh.stdio(COUNTER_PID_FILE=str(pid_file)))
+    text = binding("sleep", "{seconds: 60}")
+    async with ServerPool(config) as pool:
+        with anyio.fail_after(60):
+            await pool.start()
+        b = h.bound(h.wide(3), text, pool.catalog())
+        log, state = h.start_run(b, MemoryRunLog())
+        runner = Runner(McpInvoker(pool), log, state)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(runner.run)
+            with anyio.fail_after(30):
+                while not any(e.type == "StepStarted" for e in log.events("run-1")):
+                    await anyio.lowlevel.checkpoint()
+            runner.cancel("test")
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert log.events("run-1")[-1].type == "RunFinished"

@@ -1,0 +1,107 @@
+"""The server pool against our own SDK server: in memory, over stdio and streamable HTTP."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import _server_helpers as sh
+import anyio
+import pytest
+
+from plansmith.errors import ServerStartError, ToolCallError
+from plansmith.execution import IDEMPOTENCY_META_KEY
+from plansmith.servers import HttpServer, ServerPool
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_in_memory_server_lists_its_tools_and_gets_the_key() -> None:
+    async with ServerPool(sh.servers(sh.in_process())) as pool:
+        with anyio.fail_after(30):
+            catalog = await pool.start()
+            result = await pool.call("counter", "work", {"name": "a"}, key="run/s1")
+    assert catalog.tool("counter", "work") is not None
+    assert result.structured is not None
+    assert result.structured["key"] == "run/s1"
+    assert IDEMPOTENCY_META_KEY == "io.plansmith/idempotency-key"
+
+
+async def test_is_error_result_comes_back_as_a_result_with_retryable_flag() -> None:
+    async with ServerPool(sh.servers(sh.in_process())) as pool:
+        with anyio.fail_after(30):
+            result = await pool.call("counter", "fail", {"message": "m", "retryable": True})
+    assert result.is_error
+    assert result.retryable
+    assert result.text == "m"
+
+
+async def test_server_that_dies_at_start_up_gives_a_typed_error(tmp_path: Path) -> None:
+    config = sh.servers(sh.stdio("bad", COUNTER_DIE_AT_START="1"))
+    with (tmp_path / "err.log").open("w") as log:
+        async with ServerPool(config, errlog=log) as pool:
+            with anyio.fail_after(60), pytest.raises(ServerStartError) as info:
+                await pool.start()
+    assert "dying at start-up" in (tmp_path / "err.log").read_text()
+    assert "bad" in info.value.message
+
+
+async def test_stdio_server_killed_mid_call_is_restarted(tmp_path: Path) -> None:
+    marker = tmp_path / "died"
+    calls = tmp_path / "calls.jsonl"
+    config = sh.servers(sh.stdio(COUNTER_DIE_ONCE=str(marker), COUNTER_LOG=str(calls)))
+    async with ServerPool(config, backoff_base=0.01) as pool:
+        with anyio.fail_after(60):
+            await pool.start()
+            with pytest.raises(ToolCallError) as info:
+                await pool.call("counter", "die", {}, key="r/s1")
+            assert info.value.error_class == "transport_lost"
+            result = await pool.call("counter", "die", {}, key="r/s1")
+    assert result.structured == {"survived": True}
+    assert marker.exists()
+    lines = calls.read_text().splitlines()
+    assert len(lines) == 2
+    assert all('"key": "r/s1"' in line for line in lines)
+
+
+async def test_unknown_tool_and_bad_arguments_are_results_not_crashes() -> None:
+    async with ServerPool(sh.servers(sh.in_process())) as pool:
+        with anyio.fail_after(30):
+            unknown = await pool.call("counter", "nope", {})
+            bad = await pool.call("counter", "sleep", {"seconds": "x"})
+    assert unknown.is_error
+    assert bad.is_error
+
+
+async def test_streamable_http_server_on_loopback(tmp_path: Path) -> None:
+    port = sh.free_port()
+    with (tmp_path / "http.log").open("w") as errors:
+        proc = subprocess.Popen(
+            [sys.executable, str(sh.COUNTER), "http", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+        )
+    try:
+        with anyio.fail_after(60):
+            while True:  # wait until the server accepts connections, under the deadline
+                try:
+                    stream = await anyio.connect_tcp("127.0.0.1", port)
+                    await stream.aclose()
+                    break
+                except OSError:
+                    await anyio.sleep(0.05)
+            config = sh.servers(HttpServer("web", f"http://127.0.0.1:{port}/mcp"))
+            async with ServerPool(config) as pool:
+                await pool.start()
+                result = await pool.call("web", "work", {"name": "h"}, key="k-http")
+        assert result.structured is not None
+        assert result.structured["key"] == "k-http"
+    finally:
+        proc.terminate()  # the one process this test started
+        proc.wait(timeout=10)

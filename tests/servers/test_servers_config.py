@@ -1,0 +1,73 @@
+"""Reading mcpServers / VS Code servers files: typed values, env expansion, located errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from plansmith.errors import ServerConfigError
+from plansmith.servers import HttpServer, StdioServer, parse_servers
+
+GOOD = """{"mcpServers": {
+  "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"],
+             "env": {"MEMORY_FILE_PATH": "${env:HOME}/mem.jsonl"}},
+  "files":  {"command": "mcp-server-filesystem", "args": ["/srv/data"], "cwd": "/srv"},
+  "remote": {"url": "http://127.0.0.1:8800/mcp",
+             "headers": {"Authorization": "Bearer ${env:TOKEN}"}}
+}}"""
+
+
+def test_reads_stdio_and_http_servers_with_env_expansion() -> None:
+    config = parse_servers(GOOD, source="s.json", env={"HOME": "/home/u", "TOKEN": "t0k"})
+    memory, files, remote = config.servers
+    assert isinstance(memory, StdioServer)
+    assert memory.args == ("-y", "@modelcontextprotocol/server-memory")
+    assert dict(memory.env) == {"MEMORY_FILE_PATH": "/home/u/mem.jsonl"}
+    assert isinstance(files, StdioServer)
+    assert files.cwd == "/srv"
+    assert isinstance(remote, HttpServer)
+    assert dict(remote.headers) == {"Authorization": "Bearer t0k"}
+    assert memory.loc is not None
+    assert memory.loc.line == 2
+    assert remote.loc is not None
+    assert remote.loc.line == 5
+
+
+def test_vs_code_servers_key_is_read_the_same_way() -> None:
+    config = parse_servers('{"servers": {"a": {"command": "x"}}}', env={})
+    assert config.names == ("a",)
+
+
+def test_unset_env_variable_reports_server_line_and_hint() -> None:
+    with pytest.raises(ServerConfigError) as info:
+        parse_servers(GOOD, source="s.json", env={"HOME": "/h"})
+    assert info.value.location is not None
+    assert str(info.value.location) == "s.json:5"
+    assert "TOKEN" in info.value.message
+    assert info.value.hint
+
+
+def test_invalid_json_reports_line_and_column() -> None:
+    with pytest.raises(ServerConfigError) as info:
+        parse_servers('{"mcpServers": {\n  "a": {"command": }\n}}', source="s.json", env={})
+    assert info.value.location is not None
+    assert info.value.location.line == 2
+
+
+def test_several_bad_servers_are_all_reported() -> None:
+    text = '{"mcpServers": {\n"a": {},\n"b": {"command": "x", "url": "http://h"},\n"c": 3}}'
+    with pytest.raises(ServerConfigError) as info:
+        parse_servers(text, source="s.json", env={})
+    message = str(info.value)
+    assert "s.json:2" in message
+    assert "s.json:3" in message
+    assert "s.json:4" in message
+
+
+def test_missing_top_level_key_is_an_error() -> None:
+    with pytest.raises(ServerConfigError, match="mcpServers"):
+        parse_servers('{"other": {}}', env={})
+
+
+def test_max_in_flight_must_be_positive() -> None:
+    with pytest.raises(ServerConfigError, match="maxInFlight"):
+        parse_servers('{"mcpServers": {"a": {"command": "x", "maxInFlight": 0}}}', env={})
