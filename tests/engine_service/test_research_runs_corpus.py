@@ -196,3 +196,15 @@ def test_the_whole_trace_is_kept_and_fetched_by_run_id(record: dict[str, Any]) -
     assert trace["calls"]
     assert trace["conflicts"]
     assert trace["usage"]["searches"] == record["research"][1]["status"].searches
+
+
+def test_background_and_findings_state_facts_only_in_cited_quotes(
+    record: dict[str, Any],
+) -> None:
+    uncited_allowed = ("No passage for the background", "no evidence found", "not answered")
+    for r in record["research"]:
+        body = r["report"].markdown.split("## Background")[1].split("## Evidence chain")[0]
+        bullets = [line for line in body.splitlines() if line.startswith("- ")]
+        assert bullets
+        for line in bullets:
+            assert rh.CITED.match(line) or any(a in line for a in uncited_allowed), line

@@ -28,6 +28,7 @@ COMMAND_MODULES = {
     "show": "_run",
     "mcp": "_mcp",
     "serve": "_serve",
+    "research": "_research",
 }
 
 

@@ -15,7 +15,8 @@ from plansmith.model import Plan
 
 __all__: list[str] = []
 
-DEFAULT_EXAMPLE = "lab-prep"
+DEFAULT_DEMO = "lab"  # PCR prep planned by HTN and run on the Opentrons simulator
+BIO_DEMO = "bio-opentrons"  # GTPyhop's bio_opentrons, unchanged, run on the simulator
 
 
 def examples_dir() -> Path:
@@ -38,9 +39,54 @@ def _layers(plan: Plan) -> list[list[str]]:
 @guarded
 def demo_command(
     example: Annotated[
-        str, typer.Argument(help="A shipped example: a folder under plansmith/examples.")
-    ] = DEFAULT_EXAMPLE,
+        str,
+        typer.Argument(
+            help="`lab`: plan PCR prep and run it on the Opentrons simulator; "
+            "`bio-opentrons`: run GTPyhop's bio_opentrons there; or a shipped example "
+            "(a folder under plansmith/examples, e.g. lab-prep) to plan and show."
+        ),
+    ] = DEFAULT_DEMO,
+    samples: Annotated[int, typer.Option(help="lab: samples to prepare (1-96).")] = 96,
+    channels: Annotated[int, typer.Option(help="lab: pipette channels (1 or 8).")] = 8,
+    cycles: Annotated[int, typer.Option(help="lab: PCR cycles (1-99).")] = 30,
+    scenario: Annotated[
+        int, typer.Option(help="bio-opentrons: scenario 1-6 (55 to 611 actions).")
+    ] = 6,
+    tip_racks: Annotated[
+        int, typer.Option(help="bio-opentrons: 2, or 1 to run out of tips and replan.")
+    ] = 2,
+    home: Annotated[
+        Path, typer.Option(help="where lab runs are stored (`plansmith serve --home`).")
+    ] = Path(".plansmith"),
 ) -> None:
+    """Plan PCR prep and run it on the Opentrons simulator (`lab`), or plan a shipped example."""
+    if example in (DEFAULT_DEMO, BIO_DEMO):
+        from rich.console import Console
+
+        from plansmith.cli._demo_lab import run_bio_opentrons_demo, run_lab_demo
+
+        try:
+            if example == DEFAULT_DEMO:
+                ok = run_lab_demo(
+                    Console(),
+                    samples=samples,
+                    channels=channels,
+                    cycles=cycles,
+                    home=home.resolve(),
+                )
+            else:
+                ok = run_bio_opentrons_demo(
+                    Console(), scenario=scenario, tip_racks=tip_racks, home=home.resolve()
+                )
+        except ValueError as error:  # an option out of range
+            raise InputError(str(error), hint="see `plansmith demo --help`") from None
+        if not ok:
+            raise typer.Exit(1)
+        return
+    _plan_example(example)
+
+
+def _plan_example(example: str) -> None:
     """Plan a shipped example, validate the plan, and show it as a table, layers and Mermaid."""
     from rich.console import Console
     from rich.panel import Panel

@@ -16,7 +16,15 @@ from plansmith.errors import InputError, Location
 
 __all__: list[str] = []
 
-_KEYS = {"domains", "home", "max_runs", "max_parallel", "share_runs", "approve_tiers"}
+_KEYS = {
+    "domains",
+    "home",
+    "max_runs",
+    "max_parallel",
+    "share_runs",
+    "approve_tiers",
+    "research_sources",  # folders of documents for the research tools (DIR or NAME=DIR)
+}
 
 
 def _config(path: Path | None) -> dict[str, Any]:
@@ -65,13 +73,28 @@ def mcp_command(
     share_runs: Annotated[
         bool, typer.Option("--share-runs", help="Every session may read and cancel every run.")
     ] = False,
+    research_source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--research-source",
+            help="A folder of documents for start_research, DIR or NAME=DIR (repeatable).",
+        ),
+    ] = None,
 ) -> None:
     """Serve plansmith over MCP: list_domains, make_plan (goal, tasks or a request in
-    natural language), approve_plan, start_run, get_run_status, get_run_report."""
+    natural language), approve_plan, start_run, get_run_status, get_run_report; with
+    --research-source, also start_research, get_research_status, get_research_report."""
     if transport not in ("stdio", "http"):
         raise InputError(f"unknown transport {transport!r}", hint="use --transport stdio or http")
     from plansmith.engine import Engine
-    from plansmith.engine_service import EngineService, load_folders, shipped_domain_dirs
+    from plansmith.engine_service import (
+        EngineService,
+        ResearchService,
+        excludes_for,
+        load_folders,
+        shipped_domain_dirs,
+        sources_from_specs,
+    )
     from plansmith.execution import ApprovalPolicy
     from plansmith.servers import build_face_server
 
@@ -88,7 +111,17 @@ def mcp_command(
         share_runs=share_runs or bool(conf.get("share_runs", False)),
         policy=ApprovalPolicy.parse(str(tiers)) if tiers else None,
     )
-    server = build_face_server(service)
+    listed = conf.get("research_sources") or []
+    if isinstance(listed, dict):  # NAME: DIR
+        listed = [f"{name}={folder}" for name, folder in listed.items()]
+    specs = research_source or [str(s) for s in listed]
+    research = None
+    if specs:
+        sources = sources_from_specs(specs, base=None if research_source else base)
+        research = ResearchService(
+            engine, sources, excludes=excludes_for(sources), share_runs=service.runs.share_runs
+        )
+    server = build_face_server(service, research=research)
     try:
         if transport == "http":
             server.run("streamable-http", host=host, port=port)

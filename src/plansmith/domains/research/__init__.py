@@ -13,6 +13,7 @@ from plansmith.domains.research._evidence import (
     evidence_from_search,
     subject_of,
 )
+from plansmith.domains.research._index import index_source
 from plansmith.domains.research._problem import (
     ResearchProblem,
     problem_for,
@@ -44,6 +45,7 @@ __all__ = [
     "PYTHON_DOCS_EXCLUDES",
     "find_python_docs",
     "server_config",
+    "index_source",
     # questions and problems
     "QuestionKind",
     "Question",

@@ -29,7 +29,15 @@ from plansmith.domains.research._passages import doc_id_of, passages_of
 from plansmith.domains.research._wire import IndexReport
 from plansmith.errors import InputError, Location
 
-__all__ = ["SCHEMA_VERSION", "PARSER_VERSION", "MAX_BYTES", "connect", "index_folder", "parse_file"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "PARSER_VERSION",
+    "MAX_BYTES",
+    "connect",
+    "index_folder",
+    "index_source",
+    "parse_file",
+]
 
 SCHEMA_VERSION = "1"
 #: bump when parsing or passage cutting changes: every file is then parsed again
@@ -228,3 +236,14 @@ def _report(
         seconds=round(seconds, 4),
         **counts,
     )
+
+
+def index_source(
+    root: str | Path, db: str | Path, *, source: str, exclude: Sequence[str] = ()
+) -> IndexReport:
+    """Bring the index at ``db`` up to date with ``root`` (open, index, close)."""
+    conn = connect(db)
+    try:
+        return index_folder(conn, root, source=source, exclude=exclude)
+    finally:
+        conn.close()

@@ -1,0 +1,147 @@
+"""One research run through the engine's parts: plan, bind, log, run, report.
+
+:func:`run_research` writes the research problem (the question classified and
+decomposed, within the budget), plans it with the HTN planner, binds the plan
+(``search`` steps to the source servers, the rest to the desk), records the run
+in the engine's run log (``RunCreated``, ``PlanReady``, ``PlanApproved``: every
+research action is tier ``read``), and runs it with the engine's runner. The
+report (``report.md``) and the whole trace (``research.json``: subquestions,
+calls, evidence, claims, conflicts, decisions, budget used) land in the run's
+folder, ``home/runs/RUN_ID``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+
+from plansmith.binding import bind, load_bindings
+from plansmith.domains.research import DOMAIN_FILE, Budget, problem_yaml, research_problem
+from plansmith.engine import Engine, make_plan
+from plansmith.engine_service._research_cache import QueryCache
+from plansmith.engine_service._research_desk import CallSource, ResearchDesk
+from plansmith.engine_service._research_invoker import (
+    BINDINGS_FILE,
+    DeskInvoker,
+    desk_catalog,
+    route_searches,
+)
+from plansmith.engine_service._research_quota import SourceQuota
+from plansmith.errors import ApprovalRequiredError, Location
+from plansmith.execution import (
+    ApprovalPolicy,
+    Emitter,
+    Event,
+    PlanApproved,
+    PlanReady,
+    RunCreated,
+    Runner,
+    RunOutcome,
+    bound_to_dict,
+    fold,
+    iso_time,
+    tiers_needing_approval,
+    utc_now,
+)
+from plansmith.formats import load_domain, parse_problem
+
+__all__ = ["ResearchRequest", "prepare_research", "run_research"]
+
+
+@dataclass(frozen=True, slots=True)
+class ResearchRequest:
+    """What a research run is asked: the question, its sources, budget and depth."""
+
+    question: str
+    sources: tuple[str, ...]
+    budget: Budget = field(default_factory=Budget)
+    depth: int = 3
+    extra: tuple[str, ...] = ()
+
+
+def prepare_research(
+    engine: Engine,
+    run_id: str,
+    request: ResearchRequest,
+    call_source: CallSource,
+    *,
+    cache: QueryCache,
+    quota: Mapping[str, SourceQuota],
+) -> ResearchDesk:
+    """Write the run's problem file and make its desk (nothing is logged or called yet)."""
+    problem = research_problem(
+        request.question, request.sources, request.budget, extra=request.extra
+    )
+    run_dir = engine.run_dir(run_id)
+    (run_dir / "problem.yaml").write_text(problem_yaml(problem), encoding="utf-8")
+    return ResearchDesk(
+        run_id,
+        problem,
+        call_source,
+        cache,
+        quota,
+        depth=request.depth,
+        run_dir=run_dir,
+    )
+
+
+async def run_research(
+    engine: Engine,
+    desk: ResearchDesk,
+    *,
+    max_parallel: int = 8,
+    subscribe: Callable[[Event], None] | None = None,
+) -> RunOutcome:
+    """Plan, bind, record and run ``desk``'s research problem (see the module)."""
+    run_id = desk.run_id
+    run_dir = engine.run_dir(run_id)
+    problem_file = run_dir / "problem.yaml"
+    domain = load_domain(DOMAIN_FILE)
+    problem = parse_problem(
+        problem_file.read_text(encoding="utf-8"), domain, file=str(problem_file)
+    )
+    plan = await anyio.to_thread.run_sync(make_plan, problem)
+    bound = bind(plan, domain, load_bindings(BINDINGS_FILE), desk_catalog(), env=os.environ)
+    bound = route_searches(bound, desk.sources)
+    tiers = tiers_needing_approval(bound, ApprovalPolicy())
+    if tiers:  # the shipped domain is read-only; an edited one must go through approval
+        raise ApprovalRequiredError(
+            f"the research plan has {', '.join(tiers)} steps",
+            location=Location(str(DOMAIN_FILE)),
+            hint="research actions must be tier read; plan and approve it with make_plan",
+        )
+    inputs: dict[str, object] = {
+        "kind": "research",
+        "question": desk.problem.question.text,
+        "sources": [name for _, name in desk.problem.sources],
+        "domain": str(DOMAIN_FILE),
+        "problem": str(problem_file),
+        "bindings": str(BINDINGS_FILE),
+        "servers": str(Path(run_dir) / "servers.json"),
+    }
+    engine.log.create_run(run_id, iso_time(utc_now()), dict(inputs))  # type: ignore[arg-type]
+    emitter = Emitter(engine.log, run_id)
+    if subscribe is not None:
+        emitter.subscribe(subscribe)
+    emitter.emit(emitter.new(RunCreated, inputs=dict(inputs)))
+    emitter.emit(
+        emitter.new(PlanReady, plan_hash=plan.hash, plan=plan.to_dict(), bound=bound_to_dict(bound))
+    )
+    emitter.emit(emitter.new(PlanApproved, plan_hash=plan.hash, by="policy"))
+    state = fold(run_id, engine.log.events(run_id))
+    limits = {name: q.max_in_flight for name, q in desk.quota.items()}
+    runner = Runner(
+        DeskInvoker(desk),
+        engine.log,
+        state,
+        max_parallel=max_parallel,
+        server_limits=limits,
+        env=os.environ,
+        run_dir=str(run_dir),
+        emitter=emitter,
+    )
+    return await runner.run()

@@ -1,0 +1,60 @@
+"""``plansmith demo``: PCR prep planned and run on the simulator; ``demo lab-prep`` still plans."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "domains" / "lab"))
+from _labclient import SKIP_REASON
+
+from plansmith.cli import _register, app
+
+_register(["plansmith", "demo"])
+
+
+@pytest.mark.skipif(SKIP_REASON is not None, reason=str(SKIP_REASON))
+def test_demo_lab_plans_runs_and_reports(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["demo", "lab", "--samples", "16", "--channels", "8", "--home", str(tmp_path)]
+    )
+    out = result.output
+    assert result.exit_code == 0, out
+    assert "37 steps in" in out
+    assert "succeeded" in out
+    assert "failed steps: 0" in out
+    assert "simulator commands (get_run_log):" in out
+    assert "plansmith serve --home" in out
+    assert (tmp_path / "runs.db").is_file()
+
+
+def test_demo_lab_prep_still_plans_the_shipped_example() -> None:
+    result = CliRunner().invoke(app, ["demo", "lab-prep"])
+    assert result.exit_code == 0, result.output
+    assert "plan validated" in result.output
+
+
+def test_demo_lab_rejects_a_bad_sample_count(tmp_path: Path) -> None:
+    if SKIP_REASON is not None:
+        pytest.skip(SKIP_REASON)
+    result = CliRunner().invoke(app, ["demo", "--samples", "0", "--home", str(tmp_path)])
+    assert result.exit_code != 0
+    assert "samples must be 1 to 96" in result.output
+
+
+@pytest.mark.skipif(SKIP_REASON is not None, reason=str(SKIP_REASON))
+def test_demo_bio_opentrons_runs_a_scenario_and_lists_the_mappings(tmp_path: Path) -> None:
+    pytest.importorskip("gtpyhop")
+    result = CliRunner().invoke(
+        app, ["demo", "bio-opentrons", "--scenario", "1", "--home", str(tmp_path)]
+    )
+    out = " ".join(result.output.split())  # rich wraps long lines
+    assert result.exit_code == 0, out
+    assert "56 steps in 56 layers" in out  # GTPyhop plans are totally ordered
+    assert "slot D1 -> pcr_plate on thermocycler" in out
+    assert "load name opentrons_flex_96_wellplate_200ul_pcr ->" in out
+    assert "failed steps: 0; replans: 0" in out
+    assert "simulator commands (get_run_log):" in out
