@@ -24,6 +24,23 @@ $(LAB_STAMP):
 
 lab-venv: $(LAB_STAMP)
 
+# The LangGraph agent test (tests/domains/code/test_code_langgraph.py) runs in its own venv:
+# langchain-mcp-adapters 0.3.2 needs mcp<2, which clashes with the mcp 2.x of the main venv.
+LC_PYTHON ?= $(shell command -v python3.11 || echo $(PYTHON))
+LC_VENV   := .venv-lc
+LC_STAMP  := $(LC_VENV)/.installed-stamp
+
+.PHONY: lc-venv
+
+$(LC_STAMP):
+	$(LC_PYTHON) -m venv $(LC_VENV)
+	$(LC_VENV)/bin/pip install --quiet --upgrade pip
+	$(LC_VENV)/bin/pip install --quiet 'langgraph==1.2.12' 'langchain-core==1.6.5' \
+		'langchain-mcp-adapters==0.3.2' 'mcp==1.30.0'
+	touch $(LC_STAMP)
+
+lc-venv: $(LC_STAMP)
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -35,7 +52,7 @@ install: $(STAMP)
 demo: $(STAMP) $(LAB_STAMP)
 	$(BIN)/plansmith demo
 
-test: $(STAMP) $(LAB_STAMP)
+test: $(STAMP) $(LAB_STAMP) $(LC_STAMP)
 	scripts/test
 
 check: $(STAMP)
@@ -45,5 +62,5 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .venv-lab .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage
+	rm -rf $(VENV) .venv-lab .venv-lc .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage
 

@@ -7,11 +7,23 @@ from plansmith.domains.code._audit import verify_chain
 from plansmith.domains.code._config import Commands, ServerConfig, Timeouts, load_config
 from plansmith.domains.code._errors import RefusedError, UnavailableError
 from plansmith.domains.code._paths import Sandbox
+from plansmith.domains.code._problem import (
+    DOMAIN_DIR,
+    diagnose_problem,
+    patch_digest,
+    patch_problem,
+    server_files,
+)
 from plansmith.domains.code._redact import redact
 from plansmith.domains.code._sessions import SessionManager
 from plansmith.domains.code._tiers import TOOL_TIERS, Tier
 
 __all__ = [
+    "DOMAIN_DIR",
+    "diagnose_problem",
+    "patch_problem",
+    "patch_digest",
+    "server_files",
     "ServerConfig",
     "Commands",
     "Timeouts",

@@ -4,7 +4,7 @@ Two files feed it, both read once at start-up and never again:
 
 * an optional **server config** (``--config FILE``, JSON or TOML) with ``repo``,
   ``tier``, ``worktree_root``, ``state_dir``, ``audit_log``, ``max_concurrent``,
-  ``session_ttl_seconds``, ``read_roots``, ``[timeouts]`` (``fast``, ``medium``,
+  ``session_ttl_seconds``, ``read_roots``, ``patch_dir``, ``[timeouts]`` (``fast``, ``medium``,
   ``slow``) and ``[commands]``;
 * the **project config** ``plansmith-code.toml`` at the repository's root, whose
   ``[commands]`` table names the ``test`` and ``build`` argv lists (and an optional
@@ -65,6 +65,7 @@ class ServerConfig:
     max_concurrent: int = 4
     session_ttl: float = 3600.0
     read_roots: tuple[Path, ...] = ()
+    patch_dir: Path | None = None  # where apply_patch takes approved patches from
     timeouts: Timeouts = Timeouts()
     commands: Commands = Commands()
     git_author: tuple[str, str] = ("plansmith-code", "plansmith-code@localhost")
@@ -170,6 +171,7 @@ def load_config(
         max_concurrent=int(_number(data, "max_concurrent", 2 * (os.cpu_count() or 1), where)),
         session_ttl=_number(data, "session_ttl_seconds", 3600.0, where),
         read_roots=tuple(Path(str(p)).resolve() for p in data.get("read_roots", [])),
+        patch_dir=Path(str(data["patch_dir"])).resolve() if data.get("patch_dir") else None,
         timeouts=Timeouts(
             fast=_number(times, "fast", 10.0, where),
             medium=_number(times, "medium", 120.0, where),

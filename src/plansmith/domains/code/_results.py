@@ -96,6 +96,7 @@ class SymbolMatch(BaseModel):
     path: str
     line: int
     end_line: int
+    offset: int = Field(description="line - 1: read_file's offset of the definition's first line")
     kind: str = Field(description="class, function, method, variable or pattern")
     qualname: str
     language: str

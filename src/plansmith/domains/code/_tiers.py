@@ -44,10 +44,13 @@ TOOL_TIERS: dict[str, Tier] = {
     "get_dependencies": Tier.READ,
     "get_diff": Tier.READ,
     "get_build_logs": Tier.READ,
+    "parse_failures": Tier.READ,
+    "report_diagnosis": Tier.READ,
     "write_file": Tier.WRITE,
     "edit_file": Tier.WRITE,
     "create_branch": Tier.WRITE,
     "commit_changes": Tier.WRITE,
+    "apply_patch": Tier.WRITE,
     "run_tests": Tier.EXECUTE,
     "run_build": Tier.EXECUTE,
 }
@@ -59,6 +62,8 @@ TOOL_TIMEOUTS: dict[str, TimeoutClass] = {
     "edit_file": TimeoutClass.MEDIUM,
     "create_branch": TimeoutClass.MEDIUM,
     "commit_changes": TimeoutClass.MEDIUM,
+    "apply_patch": TimeoutClass.MEDIUM,
+    "parse_failures": TimeoutClass.MEDIUM,
     "run_tests": TimeoutClass.SLOW,
     "run_build": TimeoutClass.SLOW,
 }

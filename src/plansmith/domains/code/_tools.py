@@ -16,9 +16,15 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from plansmith.domains.code import _results as r
+from plansmith.domains.code import _results_plan as rp
 from plansmith.domains.code._config import ServerConfig
 from plansmith.domains.code._deps import get_dependencies as deps_tool
+from plansmith.domains.code._diagnose import parse_failures as failures_tool
+from plansmith.domains.code._diagnose import report_diagnosis as report_tool
+from plansmith.domains.code._errors import RefusedError
 from plansmith.domains.code._gate import current_session
+from plansmith.domains.code._patch import PATCH_NAME, SHA256
+from plansmith.domains.code._patch import apply_patch as patch_tool
 from plansmith.domains.code._symbols import SYMBOL_NAME
 from plansmith.domains.code._symbols import find_symbol as symbol_tool
 from plansmith.domains.code._tiers import TOOL_TIERS, Tier
@@ -76,7 +82,7 @@ def _annotations(tool: str) -> ToolAnnotations:
 
 
 def register_tools(server: MCPServer[Any], config: ServerConfig) -> None:
-    """Register all 13 tools on ``server`` (the gate decides which a call may use)."""
+    """Register all 16 tools on ``server`` (the gate decides which a call may use)."""
 
     def tool(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         meta = {"io.plansmith/tier": str(TOOL_TIERS[name])}
@@ -186,11 +192,61 @@ def register_tools(server: MCPServer[Any], config: ServerConfig) -> None:
         return await _thread(partial(commit_tool, box, message, paths, config.git_author))
 
     @tool("run_tests")
-    async def run_tests(selectors: Selectors | None = None) -> r.RunResult:
+    async def run_tests(
+        selectors: Selectors | None = None,
+        require_pass: Annotated[
+            bool, Field(description="fail with tests_failed unless every test passes")
+        ] = False,
+    ) -> r.RunResult:
         """Run the project's configured test command, optionally on some test ids."""
         session = current_session()
         chosen = await _thread(partial(check_selectors, session, selectors or []))
-        return await run_configured(session, config.commands, "test", chosen)
+        result = await run_configured(session, config.commands, "test", chosen)
+        if require_pass and not result.passed:
+            raise RefusedError(
+                "tests_failed",
+                f"{len(result.failures)} test(s) failed (exit {result.exit_code}): "
+                + ", ".join(result.failures[:10]),
+                fix=f"get_build_logs(log_id={result.log_id!r}) shows the output",
+            )
+        return result
+
+    @tool("parse_failures")
+    async def parse_failures(log_id: LogId = None) -> rp.FailuresResult:
+        """Parse a test log's failures and rank the project symbols that may cause them."""
+        return await _thread(partial(failures_tool, current_session(), log_id))
+
+    @tool("report_diagnosis")
+    async def report_diagnosis(
+        *,
+        failures: Annotated[list[rp.FailureInfo], Field(max_length=r.MAX_PAGE)],
+        suspects: Annotated[list[rp.Suspect], Field(max_length=r.MAX_PAGE)],
+        symbol: Symbol,
+        path: FilePath,
+        line: Annotated[int, Field(ge=1)],
+        first_line: Annotated[int, Field(ge=1)],
+        code: Annotated[list[Annotated[str, Field(max_length=20_000)]], Field(max_length=200)],
+    ) -> rp.DiagnosisResult:
+        """Write the diagnosis (Markdown) from the failures, suspects and code found before."""
+        return report_tool(
+            failures=failures,
+            suspects=suspects,
+            symbol=symbol,
+            path=path,
+            line=line,
+            first_line=first_line,
+            code=code,
+        )
+
+    @tool("apply_patch")
+    async def apply_patch(
+        name: Annotated[str, Field(pattern=PATCH_NAME, description="NAME of PATCH_DIR/NAME.patch")],
+        sha256: Annotated[str, Field(pattern=SHA256, description="the approved patch's SHA-256")],
+    ) -> rp.PatchResult:
+        """Apply an approved patch from the server's patch folder, if its SHA-256 matches."""
+        session = current_session()
+        body = partial(patch_tool, session, config.patch_dir, name, sha256, config.git_author)
+        return await _thread(body)
 
     @tool("run_build")
     async def run_build() -> r.RunResult:

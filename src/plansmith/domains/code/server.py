@@ -1,9 +1,10 @@
 """``plansmith-code``: a sandboxed, tiered MCP server of code tools for coding agents.
 
 Read tier: ``read_file``, ``list_directory``, ``search_in_files``, ``find_symbol``,
-``get_dependencies``, ``get_diff``, ``get_build_logs``. Write tier: ``write_file``,
-``edit_file``, ``create_branch``, ``commit_changes``. Execute tier: ``run_tests``,
-``run_build`` (only the commands the configuration declares).
+``get_dependencies``, ``get_diff``, ``get_build_logs``, ``parse_failures``,
+``report_diagnosis``. Write tier: ``write_file``, ``edit_file``, ``create_branch``,
+``commit_changes``, ``apply_patch`` (approved patch files only). Execute tier:
+``run_tests``, ``run_build`` (only the commands the configuration declares).
 
 The server, not the agent, enforces every guarantee (see ``_gate``): the session
 works in its own git worktree, paths stay inside the sandbox, the tier is fixed at
