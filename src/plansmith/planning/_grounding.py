@@ -1,0 +1,239 @@
+"""Reachability-based grounding: a :class:`Problem` becomes an integer :class:`GroundTask`.
+
+1. *Relaxed reachability.* Starting from the initial atoms, every action whose
+   positive precondition holds among the atoms reached so far is instantiated
+   and its add effects are reached too, until nothing new appears (delete
+   effects and negative preconditions on changing predicates are ignored, so
+   this over-approximates the reachable atoms). Instances are found by joining
+   the precondition atoms (:mod:`plansmith.planning._join`), each time an atom is
+   reached, never by enumerating all tuples of objects.
+2. *Relevance.* Going backwards from the goal, an operator is kept only if it
+   adds a fact some kept operator or the goal needs, or deletes a fact that one
+   of them needs false. Dropping the others keeps every plan (see ``_relevant``).
+3. *Numbering.* The remaining fluent atoms are sorted and numbered. Static
+   atoms (of predicates no action changes, or initial atoms no operator
+   deletes) are true in every state and are pruned from operators and states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from plansmith.model import Atom, Equality, Literal, Number, Problem
+from plansmith.planning._instantiate import function_table
+from plansmith.planning._join import Reachability
+from plansmith.planning._schema import Fact
+from plansmith.planning._task import GroundTask, Operator
+
+__all__ = ["ground"]
+
+# (schema index, args, preconditions, negated preconditions, adds, deletes), the
+# facts as provisional numbers
+Candidate = tuple[int, tuple[str, ...], list[int], list[int], list[int], list[int]]
+
+
+def ground(problem: Problem) -> GroundTask:
+    """Ground ``problem``: reachable, relevant operators over numbered fluent facts."""
+    reach = Reachability(problem)
+    reach.run()
+    # Reached fluent facts get provisional numbers in sorted order; the facts
+    # finally kept are numbered in the same order.
+    order = sorted(reach.reached)
+    rid = {f: i for i, f in enumerate(order)}
+    candidates = _candidates(reach, rid)
+
+    # Initial atoms that no operator deletes are true in every state, like
+    # static ones (e.g. where a hoist stands: ``at`` changes, but not for hoists).
+    initial = {i for i in (rid.get((a.predicate, a.args)) for a in problem.init) if i is not None}
+    constant = initial.difference(*(c[5] for c in candidates))
+    if constant:
+        candidates = [
+            (index, args, [f for f in pre if f not in constant], neg, add, delete)
+            for index, args, pre, neg, add, delete in candidates
+            if constant.isdisjoint(neg)
+        ]
+    static = reach.static | {order[i] for i in constant}
+
+    goal_pos: list[int] = []
+    goal_neg: list[int] = []
+    unreachable: list[Literal | Equality] = []
+    for cond in problem.goal:
+        if isinstance(cond, Equality):
+            if (cond.left == cond.right) != cond.positive:
+                unreachable.append(cond)
+            continue
+        fact = (cond.atom.predicate, cond.atom.args)
+        if fact in static:
+            if not cond.positive:
+                unreachable.append(cond)
+        elif fact in rid:
+            (goal_pos if cond.positive else goal_neg).append(rid[fact])
+        elif cond.positive:
+            unreachable.append(cond)
+
+    kept_ops, kept_facts = _relevant(candidates, goal_pos, goal_neg, len(order))
+    number = [-1] * len(order)
+    facts: list[Atom] = []
+    for i in sorted(kept_facts):
+        number[i] = len(facts)
+        facts.append(Atom(*order[i]))
+    init = 0
+    for i in initial:
+        if number[i] >= 0:
+            init |= 1 << number[i]
+    return GroundTask(
+        facts=tuple(facts),
+        operators=_operators(kept_ops, number, reach, function_table(problem)),
+        init=init,
+        goal=_mask(number[i] for i in goal_pos),
+        goal_neg=_mask(number[i] for i in goal_neg),
+        static=frozenset(Atom(p, a) for p, a in static),
+        unreachable_goal=tuple(unreachable),
+    )
+
+
+def _candidates(reach: Reachability, rid: dict[Fact, int]) -> list[Candidate]:
+    """Every reached ground action with its facts as provisional numbers.
+
+    Static atoms are left out by the templates; negations and deletions of
+    facts never reached are dropped.
+    """
+    out: list[Candidate] = []
+    schemas = reach.schemas
+    get = rid.get
+    for index, args in sorted(reach.bindings):
+        pattern = schemas[index]
+        full = args + pattern.consts
+        neg = [get((p, g(full)), -1) for p, g in pattern.neg] if pattern.neg else []
+        delete = [get((p, g(full)), -1) for p, g in pattern.delete]
+        out.append(
+            (
+                index,
+                args,
+                [rid[p, g(full)] for p, g in pattern.pre],
+                [i for i in neg if i >= 0],
+                [rid[p, g(full)] for p, g in pattern.add],
+                [i for i in delete if i >= 0],
+            )
+        )
+    return out
+
+
+def _operators(
+    kept: list[Candidate],
+    number: list[int],
+    reach: Reachability,
+    functions: dict[Atom, Number],
+) -> tuple[Operator, ...]:
+    """The operators of the kept candidates, as masks over the final fact numbers.
+
+    Preconditions of kept operators are wanted and their negations unwanted,
+    so all are numbered; effects on facts that do not matter are dropped.
+    """
+    size = max(number, default=-1) + 1
+    power = [1 << i for i in range(size)]
+    # the numbers (sorted, no repeats; facts not kept left out) and the mask
+    singles: list[tuple[tuple[int, ...], int]] = [((i,), 1 << i) for i in range(size)]
+    singles.append(((), 0))  # number -1: a fact not kept
+
+    def numbered(facts: list[int]) -> tuple[tuple[int, ...], int]:
+        if len(facts) == 1:
+            return singles[number[facts[0]]]
+        out = tuple(sorted({i for i in map(number.__getitem__, facts) if i >= 0}))
+        return out, sum(map(power.__getitem__, out))
+
+    costs = [p.schema.cost for p in reach.schemas]
+    out: list[Operator] = []
+    for index, args, pre, neg, add, delete in kept:
+        pre_f, pre_m = numbered(pre)
+        add_f, add_m = numbered(add)
+        neg_f, neg_m = numbered(neg) if neg else singles[-1]
+        if pre_m & neg_m:
+            continue  # needs a fact both true and false
+        del_f, del_m = numbered(delete) if delete else singles[-1]
+        if del_m & add_m:
+            del_f = tuple(f for f in del_f if not add_m >> f & 1)
+            del_m &= ~add_m
+        if not add_m & ~pre_m and not del_m:
+            continue  # changes no state
+        cost = costs[index]
+        if isinstance(cost, Atom):
+            cost = _cost(cost, reach.schemas[index].substitute, args, functions)
+        out.append(
+            Operator(
+                reach.schemas[index].schema,
+                args,
+                pre_m,
+                neg_m,
+                add_m,
+                del_m,
+                cost,
+                pre_f,
+                neg_f,
+                add_f,
+                del_f,
+            )
+        )
+    return tuple(out)
+
+
+def _relevant(
+    candidates: list[Candidate], goal_pos: list[int], goal_neg: list[int], facts: int
+) -> tuple[list[Candidate], set[int]]:
+    """The operators that can matter for the goal, and the facts they mention.
+
+    A fact is *wanted* if the goal or a kept operator needs it true, *unwanted*
+    if one needs it false. An operator is kept if it adds a wanted fact or
+    deletes an unwanted one. Removing the other operators from any plan leaves
+    a plan: they only make wanted facts false or unwanted facts true, which
+    never helps a kept operator or the goal.
+    """
+    adders: list[list[int]] = [[] for _ in range(facts)]
+    deleters: list[list[int]] = [[] for _ in range(facts)]
+    for i, (_, _, _, _, add, delete) in enumerate(candidates):
+        for f in add:
+            adders[f].append(i)
+        for f in delete:
+            deleters[f].append(i)
+    wanted: set[int] = set(goal_pos)
+    unwanted: set[int] = set(goal_neg)
+    kept = [False] * len(candidates)
+    stack: list[tuple[int, bool]] = [(f, True) for f in goal_pos]
+    stack += [(f, False) for f in goal_neg]
+    while stack:
+        fact, positive = stack.pop()
+        for i in (adders if positive else deleters)[fact]:
+            if kept[i]:
+                continue
+            kept[i] = True
+            _, _, pre, neg, _, _ = candidates[i]
+            for f in pre:
+                if f not in wanted:
+                    wanted.add(f)
+                    stack.append((f, True))
+            for f in neg:
+                if f not in unwanted:
+                    unwanted.add(f)
+                    stack.append((f, False))
+    ops = [c for c, k in zip(candidates, kept, strict=True) if k]
+    return ops, wanted | unwanted
+
+
+def _mask(numbers: Iterable[int]) -> int:
+    out = 0
+    for i in numbers:
+        out |= 1 << i
+    return out
+
+
+def _cost(
+    cost: Atom,
+    substitute: dict[str, int],
+    args: tuple[str, ...],
+    functions: dict[Atom, Number],
+) -> Number:
+    """The value of a cost function atom for ``args`` (0 if unset, as ``instantiate``)."""
+    key = Atom(
+        cost.predicate, tuple(args[substitute[t]] if t in substitute else t for t in cost.args)
+    )
+    return functions.get(key, 0)

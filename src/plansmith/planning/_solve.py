@@ -1,0 +1,103 @@
+"""``solve(problem, options) -> SolveResult``: ground the problem, then search.
+
+The search and the heuristic are picked by name from :data:`SEARCHES` and
+:data:`HEURISTICS`. The clock is injected: it is only read for the time limit,
+which counts grounding too.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from plansmith.errors import Location, PlanningError, ProblemError, UnsolvableError
+from plansmith.model import GroundAction, Number, Problem
+from plansmith.planning._grounding import ground
+from plansmith.planning._options import PlanOptions
+from plansmith.planning._task import TaskSpace
+from plansmith.planning.heuristics import HEURISTICS
+from plansmith.planning.search import SEARCHES, Limits
+
+__all__ = ["SolveResult", "solve"]
+
+
+@dataclass(frozen=True, slots=True)
+class SolveResult:
+    """A plan as ground actions, its cost, and what the search and grounding did."""
+
+    actions: tuple[GroundAction, ...]
+    cost: Number
+    expanded: int
+    generated: int
+    evaluated: int
+    grounding_facts: int
+    grounding_operators: int
+
+
+def solve(
+    problem: Problem,
+    options: PlanOptions | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> SolveResult:
+    """A plan for ``problem``'s goal.
+
+    Raises UnsolvableError when no plan exists (the goal is unreachable even
+    ignoring delete effects, or the search exhausted the reachable states), and
+    LimitReachedError when ``options.time_limit`` or ``options.node_limit``
+    stopped the search.
+    """
+    options = options or PlanOptions()
+    where = Location(file=problem.source) if problem.source else None
+    if options.search not in SEARCHES:
+        raise ProblemError(
+            f"unknown search {options.search!r}",
+            location=where,
+            hint=f"use one of: {', '.join(SEARCHES)}",
+        )
+    if options.heuristic not in HEURISTICS:
+        raise ProblemError(
+            f"unknown heuristic {options.heuristic!r}",
+            location=where,
+            hint=f"use one of: {', '.join(HEURISTICS)}",
+        )
+    limits = Limits(
+        time_limit=options.time_limit,
+        node_limit=options.node_limit,
+        clock=clock if options.time_limit is not None else None,
+    )
+    task = ground(problem)
+    if task.unreachable_goal:
+        names = ", ".join(str(c) for c in task.unreachable_goal)
+        raise UnsolvableError(
+            f"no plan exists: no action sequence can make the goal {names} hold "
+            "(it is unreachable even when delete effects are ignored)",
+            location=where,
+            hint="check that some action adds each goal atom, and that its "
+            "preconditions can be reached from the initial state",
+        )
+    for op in task.operators:
+        if op.cost < 0:
+            raise ProblemError(
+                f"action {op.name} has a negative cost ({op.cost})",
+                location=where,
+                hint="give every action a cost of 0 or more",
+            )
+    try:
+        limits.check_time("after grounding")
+        evaluate = HEURISTICS[options.heuristic](task)
+        found = SEARCHES[options.search](TaskSpace(task), evaluate, limits, options)
+    except PlanningError as err:
+        if where is not None and err.location is None:
+            err.location = where
+        raise
+    ops = task.operators
+    return SolveResult(
+        actions=tuple(ops[o].action for o in found.operators),
+        cost=found.cost,
+        expanded=found.expanded,
+        generated=found.generated,
+        evaluated=found.evaluated,
+        grounding_facts=len(task.facts),
+        grounding_operators=len(ops),
+    )

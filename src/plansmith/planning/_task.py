@@ -1,0 +1,184 @@
+"""The integer task that searches and heuristics run on.
+
+Grounding (:func:`plansmith.planning.ground`) numbers the fluent facts of a
+problem ``0..n-1`` in sorted order and turns every reachable ground action into
+an :class:`Operator` of bit masks over those numbers. A state is a Python
+``int`` whose bit ``i`` is set when fact ``i`` holds; static facts (true in
+every state) are left out. Searches and heuristics only see these integers.
+
+:class:`TaskSpace` is the search space of a task: the initial state, the goal
+test and the successors of a state. It finds the applicable operators without
+testing every one of them: each operator is filed under one *key* fact of its
+precondition (the one that holds in the fewest states, by a static estimate),
+and a state only tests the operators filed under its true key facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+from plansmith.model import ActionSchema, Atom, Condition, GroundAction, Number
+from plansmith.planning._instantiate import instantiate
+
+__all__ = ["Operator", "GroundTask", "TaskSpace", "bits"]
+
+
+class Operator(NamedTuple):
+    """A ground action as masks over fact numbers (static facts pruned).
+
+    An immutable named tuple rather than a frozen dataclass: tasks have
+    thousands of operators and a named tuple is five times faster to build.
+    ``action`` is the model's :class:`GroundAction`, instantiated when asked
+    for: most operators never appear in a plan.
+    """
+
+    schema: ActionSchema
+    args: tuple[str, ...]
+    pre: int
+    neg: int
+    add: int
+    delete: int
+    cost: Number
+    pre_facts: tuple[int, ...]
+    neg_facts: tuple[int, ...]
+    add_facts: tuple[int, ...]
+    del_facts: tuple[int, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.schema.name}({', '.join(self.args)})"
+
+    @property
+    def action(self) -> GroundAction:
+        """The ground action of the model (static atoms included)."""
+        action = instantiate(self.schema, self.args)
+        if action is None:  # pragma: no cover - grounding checked the equalities
+            raise AssertionError(f"{self.name} violates an equality of its schema")
+        return replace(action, cost=self.cost)
+
+    def applicable(self, state: int) -> bool:
+        return state & self.pre == self.pre and not state & self.neg
+
+    def apply(self, state: int) -> int:
+        """Delete, then add: an atom both deleted and added stays true."""
+        return (state & ~self.delete) | self.add
+
+
+@dataclass(frozen=True, slots=True)
+class GroundTask:
+    """A grounded problem: facts, operators, the initial state and the goal.
+
+    ``facts`` are the fluent atoms that can matter for the goal (fact ``i`` is
+    ``facts[i]``); ``static`` holds the atoms true in every state. ``goal`` is
+    the mask of the facts that must be true, ``goal_neg`` of those that must be
+    false. ``unreachable_goal`` lists the goal conditions that no state
+    reachable even with delete effects ignored satisfies: if it is not empty,
+    the task has no plan.
+    """
+
+    facts: tuple[Atom, ...]
+    operators: tuple[Operator, ...]
+    init: int
+    goal: int
+    goal_neg: int = 0
+    static: frozenset[Atom] = frozenset()
+    unreachable_goal: tuple[Condition, ...] = ()
+
+    @property
+    def unit_cost(self) -> bool:
+        return all(op.cost == 1 for op in self.operators)
+
+    def is_goal(self, state: int) -> bool:
+        return state & self.goal == self.goal and not state & self.goal_neg
+
+    def atoms(self, state: int) -> frozenset[Atom]:
+        """The atoms true in ``state``: static ones and the true facts (atoms that
+        cannot matter for the goal are not tracked)."""
+        return self.static | {self.facts[i] for i in bits(state)}
+
+    def mask(self, atoms: Iterable[Atom]) -> int:
+        """The state of the fluent facts among ``atoms`` (others are ignored)."""
+        index = {a: i for i, a in enumerate(self.facts)}
+        out = 0
+        for a in atoms:
+            i = index.get(a)
+            if i is not None:
+                out |= 1 << i
+        return out
+
+
+def bits(mask: int) -> list[int]:
+    """The numbers of the set bits of ``mask``, lowest first."""
+    out: list[int] = []
+    append = out.append
+    while mask:
+        low = mask & -mask
+        append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class TaskSpace:
+    """The search space of a :class:`GroundTask` (states are ``int`` masks)."""
+
+    __slots__ = ("_always", "_buckets", "_goal", "_goal_neg", "_keys", "_ops", "task")
+
+    def __init__(self, task: GroundTask) -> None:
+        self.task = task
+        self._goal = task.goal
+        self._goal_neg = task.goal_neg
+        ops = task.operators
+        # (id, pre, neg, keep-mask, add, cost): what a successor needs, in one tuple.
+        self._ops = [(i, op.pre, op.neg, ~op.delete, op.add, op.cost) for i, op in enumerate(ops)]
+        # Facts that appear in many delete effects change often, and facts of
+        # predicates with many ground atoms are rarely all true together: a fact
+        # that is deleted a lot and shares its predicate with many others makes
+        # a selective key.
+        deleted = [0] * len(task.facts)
+        for op in ops:
+            for f in op.del_facts:
+                deleted[f] += 1
+        per_predicate: dict[str, int] = {}
+        for atom in task.facts:
+            per_predicate[atom.predicate] = per_predicate.get(atom.predicate, 0) + 1
+        weight = [(per_predicate[a.predicate], deleted[i], -i) for i, a in enumerate(task.facts)]
+        buckets: dict[int, list[tuple[int, int, int, int, int, Number]]] = {}
+        always: list[tuple[int, int, int, int, int, Number]] = []
+        for entry, op in zip(self._ops, ops, strict=True):
+            if not op.pre_facts:
+                always.append(entry)
+                continue
+            key = max(op.pre_facts, key=weight.__getitem__)
+            buckets.setdefault(key, []).append(entry)
+        self._always = always
+        self._buckets = buckets
+        keys = 0
+        for f in buckets:
+            keys |= 1 << f
+        self._keys = keys
+
+    def initial_state(self) -> int:
+        return self.task.init
+
+    def is_goal(self, state: int) -> bool:
+        return state & self._goal == self._goal and not state & self._goal_neg
+
+    def successors(self, state: int) -> list[tuple[int, int, Number]]:
+        """``(operator id, successor, cost)`` for each applicable operator, by id."""
+        out: list[tuple[int, int, Number]] = []
+        append = out.append
+        for o, pre, neg, keep, add, cost in self._always:
+            if state & pre == pre and not state & neg:
+                append((o, (state & keep) | add, cost))
+        buckets = self._buckets
+        mask = state & self._keys
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            for o, pre, neg, keep, add, cost in buckets[low.bit_length() - 1]:
+                if state & pre == pre and not state & neg:
+                    append((o, (state & keep) | add, cost))
+        out.sort()
+        return out
