@@ -12,9 +12,6 @@ from pathlib import Path
 from typing import Literal
 
 from plansmith.errors import InputError, Location, ParseError
-from plansmith.formats._pddl import parse_pddl_domain, parse_pddl_problem
-from plansmith.formats._yaml_domain import read_yaml_domain
-from plansmith.formats._yaml_problem import read_yaml_problem
 from plansmith.model import Domain, Problem
 
 __all__ = [
@@ -88,9 +85,14 @@ def _check_syntax(syntax: str) -> Syntax:
 
 def parse_domain(text: str, *, file: str | None = None, syntax: Syntax = "yaml") -> Domain:
     """A domain from its text; ``file`` is only used in locations."""
+    # Each reader is imported only when its syntax is read (PyYAML is not needed for PDDL).
     checked = _check_syntax(syntax)
     if checked == "pddl":
+        from plansmith.formats._pddl import parse_pddl_domain  # noqa: PLC0415
+
         return parse_pddl_domain(text, file)
+    from plansmith.formats._yaml_domain import read_yaml_domain  # noqa: PLC0415
+
     return read_yaml_domain(text, file=file, json_syntax=checked == "json")
 
 
@@ -100,7 +102,11 @@ def parse_problem(
     """A problem over ``domain`` from its text; ``file`` is only used in locations."""
     checked = _check_syntax(syntax)
     if checked == "pddl":
+        from plansmith.formats._pddl import parse_pddl_problem  # noqa: PLC0415
+
         return parse_pddl_problem(text, domain, file)
+    from plansmith.formats._yaml_problem import read_yaml_problem  # noqa: PLC0415
+
     return read_yaml_problem(text, domain, file=file, json_syntax=checked == "json")
 
 

@@ -15,7 +15,6 @@ from plansmith.model import Plan, Problem
 from plansmith.planning._dag import build_plan
 from plansmith.planning._options import PlanOptions
 from plansmith.planning._solve import solve
-from plansmith.planning.htn import plan_htn
 
 __all__ = ["plan"]
 
@@ -29,6 +28,9 @@ def plan(
     """Plan ``problem``. Raises UnsolvableError (none exists) or LimitReachedError."""
     options = options or PlanOptions()
     if problem.tasks:
+        # HTN is a dozen modules: imported only for problems that need it.
+        from plansmith.planning.htn import plan_htn  # noqa: PLC0415
+
         return plan_htn(problem, options, clock=clock)
     if not problem.goal:
         raise ProblemError(
