@@ -27,6 +27,7 @@ MOVEMENT = {
 LIQUID = {"aspirate", "dispense", "mix", "blow_out"}
 MODULES = {
     "load_module",
+    "set_up_deck",
     "thermocycler_open_lid",
     "thermocycler_close_lid",
     "thermocycler_set_block_temperature",

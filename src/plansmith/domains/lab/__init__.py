@@ -7,7 +7,8 @@
   builds ``.venv-lab``), because ``opentrons`` pins dependencies that clash with
   plansmith's; see docs/lab.md.
 
-Nothing here imports ``opentrons`` or ``mcp``.
+Nothing here imports ``opentrons`` or ``mcp`` (the server's type check in its own venv
+reads this package). Running plans on the simulator: ``plansmith.domains.lab.sim``.
 """
 
 from pathlib import Path

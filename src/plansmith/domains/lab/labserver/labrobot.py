@@ -265,6 +265,17 @@ class Robot(ModuleTools):
         self.parent_of[name] = where.key
         return {"labware": name, "from": before, "to": where.key, "gripper": use_gripper}
 
+    def tool_set_up_deck(
+        self,
+        modules: list[dict[str, Any]] | None = None,
+        trash_bins: list[str] | None = None,
+        labware: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        loaded = [self.tool_load_module(**module)["name"] for module in modules or []]
+        loaded += [self.tool_load_trash_bin(slot)["name"] for slot in trash_bins or []]
+        loaded += [self.tool_load_labware(**item)["name"] for item in labware or []]
+        return {"loaded": loaded}
+
     def tool_replace_tip_rack(self, tip_rack: str) -> dict[str, Any]:
         old = self.labware(tip_rack)
         name = self.name_of(old)

@@ -21,7 +21,17 @@ from typing import Literal
 
 from typing_extensions import TypedDict  # pydantic needs it on Python < 3.12
 
-__all__ = ["ROLES", "Number", "Count", "ProfileStep", "ToolSpec", "TOOLS", "tools_for"]
+__all__ = [
+    "ROLES",
+    "Number",
+    "Count",
+    "ProfileStep",
+    "DeckModule",
+    "DeckLabware",
+    "ToolSpec",
+    "TOOLS",
+    "tools_for",
+]
 
 ROLES = ("movement", "liquid", "modules", "all")
 COMMON = "common"
@@ -35,6 +45,22 @@ class ProfileStep(TypedDict):
 
     temperature: Number
     hold_time_seconds: Number
+
+
+class DeckModule(TypedDict):
+    """A module for ``set_up_deck``: its model, deck slot and name."""
+
+    model: str
+    location: str
+    name: str
+
+
+class DeckLabware(TypedDict):
+    """Labware for ``set_up_deck``: its load name, where it goes and its name."""
+
+    load_name: str
+    location: str
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +231,22 @@ def blow_out(*, pipette: str, labware: str | None = None, well: str | None = Non
 
 
 # --- modules --------------------------------------------------------------------------
+
+
+@_tool("modules")
+def set_up_deck(
+    *,
+    modules: list[DeckModule] | None = None,
+    trash_bins: list[str] | None = None,
+    labware: list[DeckLabware] | None = None,
+) -> None:
+    """Set up the deck in one call: load the modules, then the trash bins, then the labware.
+
+    For a plan whose first action stands for "the robot is ready" (bio_opentrons'
+    ``a_initialize_servers``): the modules and bins it assumes but never loads.
+    Each load is checked as by its own tool; a refused load stops the set-up and
+    keeps what was loaded before it.
+    """
 
 
 @_tool("modules")

@@ -1,0 +1,248 @@
+"""Run lab plans on the simulator: ``run_pcr`` through ``Engine.run``, ``run_plan`` for a
+plan the engine cannot load from files (GTPyhop's ``bio_opentrons``).
+
+Both start the three role servers on a fresh robot, feed every event to a
+``RunStats`` (and to ``subscribe``), and read the simulator's command count
+with ``get_run_log`` through an observer client before the robot goes away.
+Runs are stored in ``home/runs.db``, where ``plansmith serve`` shows them.
+
+``run_plan`` composes the engine's own parts (``bind``, ``ServerPool``,
+``Runner``, the SQLite run log) as ``Engine.run`` does, because ``Engine.run``
+plans from a domain file and a problem file; an ``Engine.run_plan(plan,
+domain, bindings, servers)`` would make it unnecessary.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from plansmith.binding import Bindings, bind, load_bindings
+from plansmith.domains.lab import PCR_BINDINGS, PCR_DOMAIN
+from plansmith.domains.lab.sim._bio import (
+    BIO_BINDINGS,
+    flex_plan,
+    one_rack,
+    plan_scenario,
+    read_mapping,
+)
+from plansmith.domains.lab.sim._labservers import observe, simulator_command_count, write_servers
+from plansmith.domains.lab.sim._stats import RunStats
+from plansmith.domains.lab.sim._tips import tip_replanner
+from plansmith.engine import Engine, RunInputs
+from plansmith.errors import BindingError, ServerStartError
+from plansmith.execution import (
+    Emitter,
+    Event,
+    PlanApproved,
+    PlanReady,
+    RunCreated,
+    RunFinished,
+    Runner,
+    bound_to_dict,
+    fold,
+    iso_time,
+    utc_now,
+)
+from plansmith.model import Domain, JSONValue, Plan
+from plansmith.servers import McpInvoker, ServerPool, ServersConfig, load_servers
+
+__all__ = ["LabRun", "run_plan", "run_bio", "run_pcr"]
+
+Subscriber = Callable[[Event], None]
+BIO_TIP_RACKS = ("tips_1000", "tips_1000_reserve")  # as named in bio_opentrons/bindings.yaml
+
+
+@dataclass(slots=True)
+class LabRun:
+    """A finished lab run: its id, plan, statistics, and the mappings it used."""
+
+    run_id: str
+    plan: Plan
+    stats: RunStats
+    mappings: list[str] = field(default_factory=list)
+    replan_notes: list[str] = field(default_factory=list)
+
+
+def _fanout(stats: RunStats, subscribe: Subscriber | None) -> Subscriber:
+    def on_event(event: Event) -> None:
+        stats.on_event(event)
+        if subscribe is not None:
+            subscribe(event)
+
+    return on_event
+
+
+async def run_plan(
+    plan: Plan,
+    domain: Domain,
+    bindings: Bindings,
+    *,
+    home: Path,
+    subscribe: Subscriber | None = None,
+    replace_racks: Collection[str] = (),
+    max_parallel: int = 1,
+) -> LabRun:
+    """Bind ``plan`` to the role servers of a fresh robot, record it, and run it.
+
+    ``replace_racks``: tip racks that a replan may replace when a pick-up runs out
+    of tips (none: no replanning).
+    """
+    engine = Engine(home)
+    run_id = engine.new_run_id()
+    run_dir = engine.run_dir(run_id)
+    config = load_servers(write_servers(run_dir / "servers.json", run_dir / "robot"))
+    stats = RunStats()
+    done = LabRun(run_id, plan, stats)
+    inputs: dict[str, JSONValue] = {
+        "plan": f"{plan.domain}/{plan.problem}",
+        "bindings": str(bindings.source),
+    }
+    try:
+        engine.log.create_run(run_id, iso_time(utc_now()), inputs)
+        emitter = Emitter(engine.log, run_id)
+        emitter.subscribe(_fanout(stats, subscribe))
+        emitter.emit(RunCreated(run_id=run_id, inputs=inputs))
+        await _run_on_robot(
+            plan,
+            domain,
+            bindings,
+            engine=engine,
+            emitter=emitter,
+            done=done,
+            config=config,
+            replace_racks=replace_racks,
+            max_parallel=max_parallel,
+        )
+    finally:
+        engine.close()
+    return done
+
+
+async def _run_on_robot(
+    plan: Plan,
+    domain: Domain,
+    bindings: Bindings,
+    *,
+    engine: Engine,
+    emitter: Emitter,
+    done: LabRun,
+    config: ServersConfig,
+    replace_racks: Collection[str],
+    max_parallel: int,
+) -> None:
+    run_id, stats = done.run_id, done.stats
+    run_dir = engine.run_dir(run_id)
+    try:
+        async with observe(run_dir / "robot") as observer:
+            with (run_dir / "servers.log").open("a") as errlog:
+                async with ServerPool(config, errlog=errlog) as pool:
+                    catalog = await pool.start()
+                    bound = bind(plan, domain, bindings, catalog, env=os.environ)
+                    emitter.emit(
+                        PlanReady(
+                            run_id=run_id,
+                            plan_hash=plan.hash,
+                            plan=plan.to_dict(),
+                            bound=bound_to_dict(bound),
+                        )
+                    )
+                    emitter.emit(PlanApproved(run_id=run_id, plan_hash=plan.hash, by="person"))
+                    replan = None
+                    if replace_racks:
+                        replan = tip_replanner(
+                            plan,
+                            domain,
+                            bindings,
+                            catalog,
+                            log=engine.log,
+                            run_id=run_id,
+                            tip_racks=set(replace_racks),
+                            on_replan=done.replan_notes.append,
+                        )
+                    runner = Runner(
+                        McpInvoker(pool),
+                        engine.log,
+                        fold(run_id, engine.log.events(run_id)),
+                        max_parallel=max_parallel,
+                        replan=replan,
+                        env=os.environ,
+                        run_dir=str(run_dir),
+                        emitter=emitter,
+                    )
+                    await runner.run()
+            stats.commands = await simulator_command_count(observer)
+    except (ServerStartError, BindingError) as error:  # before the first step
+        emitter.emit(RunFinished(run_id=run_id, state="failed", reason=error.message))
+        raise
+
+
+async def run_bio(
+    scenario: str,
+    *,
+    home: Path,
+    subscribe: Subscriber | None = None,
+    tip_racks: int = 2,
+    replan_tips: bool = True,
+) -> LabRun:
+    """Plan a ``bio_opentrons`` scenario, map it to the Flex, and run it."""
+    gtpyhop_plan, py_domain = plan_scenario(scenario)
+    mapping = read_mapping(BIO_BINDINGS)
+    plan, domain = flex_plan(gtpyhop_plan, py_domain, mapping)
+    bindings = load_bindings(BIO_BINDINGS)
+    if tip_racks == 1:
+        bindings = one_rack(bindings)
+    run = await run_plan(
+        plan,
+        domain,
+        bindings,
+        home=home,
+        subscribe=subscribe,
+        replace_racks=BIO_TIP_RACKS if replan_tips else (),
+    )
+    run.mappings = mapping.lines()
+    if tip_racks == 1:
+        run.mappings = [m for m in run.mappings if not m.startswith("reserve tip rack")]
+        run.mappings.append("tip racks: one, tips_1000 at C1, as the domain has it")
+    return run
+
+
+async def run_pcr(
+    problem: Path,
+    *,
+    home: Path,
+    subscribe: Subscriber | None = None,
+    max_parallel: int = 8,
+) -> LabRun:
+    """Run a ``flex-pcr`` problem file through ``Engine.run`` on a fresh robot."""
+    engine = Engine(home)
+    run_id = engine.new_run_id()
+    run_dir = engine.run_dir(run_id)
+    servers = write_servers(run_dir / "servers.json", run_dir / "robot")
+    stats = RunStats()
+    plans: list[Plan] = []
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, PlanReady) and not plans:
+            import json  # noqa: PLC0415
+
+            from plansmith.formats import parse_plan_json  # noqa: PLC0415
+
+            plans.append(parse_plan_json(json.dumps(event.plan)))
+        _fanout(stats, subscribe)(event)
+
+    try:
+        async with observe(run_dir / "robot") as observer:
+            await engine.run(
+                RunInputs(PCR_DOMAIN, problem, servers, PCR_BINDINGS),
+                approve=True,
+                max_parallel=max_parallel,
+                subscribe=on_event,
+                run_id=run_id,
+            )
+            stats.commands = await simulator_command_count(observer)
+    finally:
+        engine.close()
+    return LabRun(run_id, plans[0], stats)
