@@ -42,7 +42,8 @@ def demo_command(
         str,
         typer.Argument(
             help="`lab`: plan PCR prep and run it on the Opentrons simulator; "
-            "`bio-opentrons`: run GTPyhop's bio_opentrons there; or a shipped example "
+            "`bio-opentrons`: run GTPyhop's bio_opentrons there; `bio`: the full "
+            "family report on Biopython and BLAST+; or a shipped example "
             "(a folder under plansmith/examples, e.g. lab-prep) to plan and show."
         ),
     ] = DEFAULT_DEMO,
@@ -56,10 +57,20 @@ def demo_command(
         int, typer.Option(help="bio-opentrons: 2, or 1 to run out of tips and replan.")
     ] = 2,
     home: Annotated[
-        Path, typer.Option(help="where lab runs are stored (`plansmith serve --home`).")
+        Path, typer.Option(help="where runs are stored (`plansmith serve --home`).")
     ] = Path(".plansmith"),
+    blast_fails: Annotated[
+        bool, typer.Option(help="bio: make BLAST+ fail at run time, so the run replans.")
+    ] = False,
 ) -> None:
     """Plan PCR prep and run it on the Opentrons simulator (`lab`), or plan a shipped example."""
+    if example == "bio":
+        from rich.console import Console
+
+        from plansmith.cli._demo_bio import run_bio_demo
+
+        run_bio_demo(Console(), (home / "demo-bio").resolve(), blast_fails=blast_fails)
+        return
     if example in (DEFAULT_DEMO, BIO_DEMO):
         from rich.console import Console
 

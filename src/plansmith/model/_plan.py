@@ -41,7 +41,7 @@ class Step:
 
     id: str
     action: str
-    args: tuple[str, ...] = ()  # widened to StepArg at the end of HTN work
+    args: tuple[StepArg, ...] = ()
     cost: Number = 1
     after: tuple[str, ...] = ()
     tier: Tier = Tier.WRITE

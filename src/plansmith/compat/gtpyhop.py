@@ -1,0 +1,135 @@
+"""A stand-in for the ``gtpyhop`` module (GTPyhop 2.0.2's API), planned by plansmith.
+
+Domain code written for GTPyhop imports this module in place of ``gtpyhop``
+(``plansmith.formats.load_gtpyhop_package`` installs it as ``gtpyhop`` in
+``sys.modules`` while it imports a domain package), and runs unchanged::
+
+    from gtpyhop import Domain, State, declare_actions, declare_task_methods
+
+``current_domain`` and ``verbose`` read the live settings, as attributes of
+the module. What differs from GTPyhop is listed in docs/htn.md: every strategy
+backtracks, actions that leave the state unchanged stay in plans, states are
+copied on write, and tracing, logging, memory tracking and persistence are not
+provided.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plansmith.compat._gtpyhop_declare import (
+    declare_actions,
+    declare_commands,
+    declare_methods,
+    declare_multigoal_methods,
+    declare_operators,
+    declare_task_methods,
+    declare_unigoal_methods,
+    find_domain_by_name,
+    get_current_domain,
+    get_recursive_planning,
+    get_verbose_level,
+    get_verify_goals,
+    is_domain_created,
+    print_operators,
+    reset_planning_strategy,
+    set_current_domain,
+    set_recursive_planning,
+    set_verbose_level,
+    set_verify_goals,
+)
+from plansmith.compat._gtpyhop_objects import (
+    RUNTIME,
+    Domain,
+    Multigoal,
+    State,
+    get_type,
+    print_actions,
+    print_commands,
+    print_domain,
+    print_domain_names,
+    print_methods,
+    print_object,
+)
+from plansmith.compat._gtpyhop_plan import (
+    find_plan,
+    m_split_multigoal,
+    pyhop,
+    run_lazy_lookahead,
+    validate_plan_from_goal,
+)
+from plansmith.compat._gtpyhop_session import (
+    ExecutionResult,
+    PlannerSession,
+    PlanningTimeoutError,
+    PlanResult,
+    create_session,
+    destroy_session,
+    get_session,
+    list_sessions,
+)
+
+__all__ = [
+    "__version__",
+    "Domain",
+    "State",
+    "Multigoal",
+    "find_plan",
+    "pyhop",
+    "run_lazy_lookahead",
+    "validate_plan_from_goal",
+    "set_current_domain",
+    "get_current_domain",
+    "print_domain",
+    "print_domain_names",
+    "find_domain_by_name",
+    "is_domain_created",
+    "declare_actions",
+    "declare_operators",
+    "declare_commands",
+    "declare_task_methods",
+    "declare_methods",
+    "declare_unigoal_methods",
+    "declare_multigoal_methods",
+    "print_actions",
+    "print_operators",
+    "print_commands",
+    "print_methods",
+    "print_state",
+    "print_multigoal",
+    "get_type",
+    "m_split_multigoal",
+    "set_verbose_level",
+    "get_verbose_level",
+    "set_verify_goals",
+    "get_verify_goals",
+    "set_recursive_planning",
+    "get_recursive_planning",
+    "reset_planning_strategy",
+    "PlannerSession",
+    "PlanResult",
+    "ExecutionResult",
+    "PlanningTimeoutError",
+    "create_session",
+    "get_session",
+    "destroy_session",
+    "list_sessions",
+]
+
+#: The GTPyhop release whose API this module provides.
+__version__ = "2.0.2"
+
+print_state = print_object
+print_multigoal = print_object
+
+
+def __getattr__(name: str) -> Any:
+    """``gtpyhop.current_domain`` and ``gtpyhop.verbose``: the live settings."""
+    if name == "current_domain":
+        return RUNTIME.current_domain
+    if name == "verbose":
+        return RUNTIME.verbose
+    raise AttributeError(
+        f"plansmith's gtpyhop stand-in has no attribute {name!r} "
+        "(tracing, logging, memory tracking and persistence are not provided)"
+    )

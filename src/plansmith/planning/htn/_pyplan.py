@@ -1,0 +1,61 @@
+"""``plan_python``: a plan artifact for a Python-function (GTPyhop-style) problem."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from plansmith.errors import Location, PlansmithError
+from plansmith.model import Plan, PyDomain, PyProblem, Step
+from plansmith.planning._options import PlanOptions
+from plansmith.planning.htn._limits import Budget
+from plansmith.planning.htn._pyhash import py_domain_hash, py_problem_hash, step_arg
+from plansmith.planning.htn._pysearch import seek_plan
+
+__all__ = ["plan_python", "PY_SETTINGS"]
+
+PY_SETTINGS: tuple[tuple[str, str], ...] = (("kind", "htn"), ("strategy", "dfs"))
+
+
+def plan_python(
+    domain: PyDomain,
+    problem: PyProblem,
+    options: PlanOptions | None = None,
+    *,
+    clock: Callable[[], float] = time.perf_counter,
+    verify_goals: bool = True,
+) -> Plan:
+    """Decompose ``problem.todo`` with the domain's functions; a totally ordered plan.
+
+    Each step depends on the one before it (the functions say nothing about
+    which steps are independent). Step arguments are the Python values of the
+    action call: JSON scalars as they are, other values as their JSON text.
+    Raises UnsolvableError (exit 3), LimitReachedError (exit 4), or DomainError
+    for a fault in the domain's code (with the file and line of the function).
+    """
+    options = options or PlanOptions()
+    budget = Budget(options.node_limit, options.time_limit, clock)
+    try:
+        result = seek_plan(domain, problem.state, problem.todo, budget, verify_goals=verify_goals)
+    except PlansmithError as error:
+        if error.location is None and problem.source is not None:
+            error.location = Location(problem.source)
+        raise
+    steps: list[Step] = []
+    for index, item in enumerate(result.actions):
+        steps.append(
+            Step(
+                id=f"s{index + 1}",
+                action=str(item[0]),
+                args=tuple(step_arg(a) for a in item[1:]),
+                after=(f"s{index}",) if index else (),
+            )
+        )
+    return Plan(
+        domain=domain.name,
+        problem=problem.name,
+        domain_hash=py_domain_hash(domain),
+        problem_hash=py_problem_hash(problem),
+        steps=tuple(steps),
+        settings=PY_SETTINGS,
+    )

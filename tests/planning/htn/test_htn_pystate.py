@@ -1,0 +1,139 @@
+"""Copy-on-write states: what a pinned state keeps, what a copy shares, sets' order."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from plansmith.compat.gtpyhop import State
+from plansmith.planning.htn import fast_copy
+from plansmith.planning.htn._pystate import StateOps
+
+
+def _vars(state: Any) -> dict[str, Any]:
+    return {k: v for k, v in vars(state).items() if k != "__name__"}
+
+
+def _state() -> Any:
+    return State(
+        "s",
+        flat={"a": 1, "b": 2},
+        nested={"x": {"y": 1}, "z": {"y": 2}},
+        items=[1, 2, 3],
+        tags={1, 2},
+        pair=("p", [1]),
+        count=0,
+    )
+
+
+def _mutate(s: Any, var: str, key: str, value: int) -> Any:
+    if var == "flat":
+        s.flat[key] = value
+    elif var == "nested":
+        s.nested.setdefault(key, {})["y"] = value
+    elif var == "items":
+        s.items.append(value)
+    elif var == "tags":
+        s.tags.add(value)
+    elif var == "pair":
+        s.pair[1].append(value)
+    else:
+        s.count = value
+    return s
+
+
+def test_a_pinned_state_is_copied_and_keeps_its_values() -> None:
+    ops = StateOps(_state())
+    old = _state()
+    new, shared = ops.apply(old, frozenset(), True, _mutate, ("nested", "x", 9))  # type: ignore[misc]
+    assert new is not old
+    assert old.nested == {"x": {"y": 1}, "z": {"y": 2}}
+    assert new.nested == {"x": {"y": 9}, "z": {"y": 2}}
+    assert new.flat is old.flat  # untouched: shared, and named as such
+    assert "flat" in shared
+    assert list(vars(new)) == list(vars(old))  # variables keep their order
+
+
+def test_an_unpinned_state_is_changed_in_place_after_copying_what_it_shares() -> None:
+    ops = StateOps(_state())
+    old = _state()
+    new, shared = ops.apply(old, frozenset(), True, _mutate, ("count", "", 1))  # type: ignore[misc]
+    again, rest = ops.apply(new, shared, False, _mutate, ("flat", "a", 7))  # type: ignore[misc]
+    assert again is new
+    assert old.flat == {"a": 1, "b": 2}
+    assert again.flat == {"a": 7, "b": 2}
+    assert rest == frozenset()
+
+
+def test_fast_copy_matches_deepcopy_on_nested_values() -> None:
+    value = {"a": [1, {"b": {2, 3}}], "c": ("d", [4]), "e": frozenset({5})}
+    copied = fast_copy(value)
+    assert copied == copy.deepcopy(value)
+    copied["a"][1]["b"].add(9)
+    copied["c"][1].append(9)
+    assert value == {"a": [1, {"b": {2, 3}}], "c": ("d", [4]), "e": frozenset({5})}
+
+
+def test_sets_are_rebuilt_before_every_action_like_deepcopy_does() -> None:
+    # A set's iteration order depends on its history; GTPyhop deep-copies (and so
+    # rebuilds) it before each action, and a domain that iterates over it plans by
+    # that order. StateOps rebuilds sets the same way even when it changes in place.
+    def churn(s: Any, n: int) -> Any:
+        s.tags.discard(n)
+        s.tags.add(n + "x")
+        return s
+
+    reference = State("r", tags={f"t{i}" for i in range(40)})
+    ours = State("o", tags={f"t{i}" for i in range(40)})
+    ops = StateOps(ours)
+    shared: frozenset[str] = frozenset()
+    for n in range(60):
+        reference = churn(copy.deepcopy(reference), f"t{n}")  # type: ignore[arg-type]
+        ours, shared = ops.apply(ours, shared, n == 0, churn, (f"t{n}",))  # type: ignore[misc]
+        assert list(ours.tags) == list(reference.tags)
+
+
+_MUTATION = st.tuples(
+    st.sampled_from(["flat", "nested", "items", "tags", "pair", "count"]),
+    st.sampled_from(["a", "b", "x", "z"]),
+    st.integers(0, 5),
+)
+_STEP = st.tuples(st.sampled_from(["act", "pin", "back"]), _MUTATION)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_STEP, max_size=30))
+def test_search_like_use_never_corrupts_a_kept_state(steps: list[tuple[str, Any]]) -> None:
+    """Act, pin (a choice point keeps the state) and backtrack at random: every kept
+    state keeps its values, and the current state matches a deep-copying reference."""
+    current = _state()
+    reference = copy.deepcopy(_vars(current))
+    ops = StateOps(current)
+    shared: frozenset[str] = frozenset()
+    kept: list[tuple[Any, frozenset[str], dict[str, Any]]] = [
+        (current, shared, copy.deepcopy(reference))
+    ]
+    for kind, mutation in steps:
+        if kind == "pin":
+            kept.append((current, shared, copy.deepcopy(_vars(current))))
+        elif kind == "back" and len(kept) > 1:
+            current, shared, snapshot = kept.pop()
+            reference = copy.deepcopy(snapshot)
+        else:
+            pinned = any(current is k for k, _, _ in kept)
+            out = ops.apply(current, shared, pinned, _mutate, mutation)
+            assert out is not None
+            current, shared = out
+            _mutate_dict(reference, *mutation)
+        assert _vars(current) == reference
+        for state, _, snapshot in kept:
+            assert _vars(state) == snapshot
+
+
+def _mutate_dict(values: dict[str, Any], var: str, key: str, value: int) -> None:
+    holder = State("h", **values)
+    _mutate(holder, var, key, value)
+    values.update(_vars(holder))
