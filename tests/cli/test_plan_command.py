@@ -155,3 +155,34 @@ def test_plan_bytes_are_identical_across_hash_seeds() -> None:
         )
         outputs.add(proc.stdout)
     assert len(outputs) == 1
+
+
+def _gtpyhop_folder(name: str) -> Path:
+    import gtpyhop
+
+    return Path(gtpyhop.__file__).parent / "examples" / "mcp-orchestration" / name
+
+
+def test_plan_gtpyhop_folder_by_problem_name() -> None:
+    folder = _gtpyhop_folder("bio_opentrons")
+    code, out, _ = _invoke("plan", str(folder), "--problem", "scenario_1", "--format", "json")
+    assert code == 0
+    document = json.loads(out)  # the domain's own prints must not reach stdout
+    assert document["planner"]["kind"] == "htn"
+    assert len(document["steps"]) == 56  # GTPyhop's 55 plus the lid step it drops as a no-op
+
+
+def test_plan_gtpyhop_folder_with_unknown_problem_lists_the_known_ones() -> None:
+    code, _, err = _invoke("plan", str(_gtpyhop_folder("bio_opentrons")), "--problem", "nope")
+    assert code == 2
+    assert "scenario_6" in err
+
+
+def test_plan_htn_yaml_problem_records_its_decomposition() -> None:
+    code, out, _ = _invoke(
+        "plan", str(EXAMPLE / "domain.yaml"), str(EXAMPLE / "problem-htn.yaml"), "--format", "json"
+    )
+    assert code == 0
+    document = json.loads(out)
+    assert document["planner"]["kind"] == "htn"
+    assert "decomposition" in document

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plansmith.errors import InputError
 from plansmith.model import Plan, Problem
 
-__all__ = ["load_inputs", "read_plan_file"]
+if TYPE_CHECKING:
+    from plansmith.planning import PlanOptions
+
+__all__ = ["load_inputs", "plan_gtpyhop_folder", "read_plan_file"]
 
 
 def load_inputs(domain: Path, problem: Path | None, problem_name: str | None) -> Problem:
@@ -38,3 +42,28 @@ def read_plan_file(path: Path) -> Plan:
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read plan file {path}: {error}", hint="check the file") from None
     return parse_plan_json(text, file=str(path))
+
+
+def plan_gtpyhop_folder(
+    folder: Path, problem: Path | None, problem_name: str | None, options: PlanOptions
+) -> Plan:
+    """Plan problem ``problem_name`` of a GTPyhop folder (``domain.py`` + ``problems.py``).
+
+    The domain's own prints go to stderr, so that ``--format json`` stays pure JSON.
+    """
+    import contextlib
+    import sys
+    import time
+
+    from plansmith.compat import gtpyhop
+    from plansmith.formats import load_gtpyhop_package
+    from plansmith.planning.htn import plan_python
+
+    if problem is not None:
+        raise InputError(
+            f"{folder} is a GTPyhop folder: its problems come from problems.py",
+            hint=f"drop {problem} and name the problem with --problem NAME",
+        )
+    with contextlib.redirect_stdout(sys.stderr):
+        domain, chosen = load_gtpyhop_package(folder, problem_name, stand_in=gtpyhop)
+        return plan_python(domain, chosen, options, clock=time.process_time)

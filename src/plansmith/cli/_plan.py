@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from plansmith.cli._app import app, guarded
-from plansmith.cli._inputs import load_inputs, read_plan_file
+from plansmith.cli._inputs import load_inputs, plan_gtpyhop_folder, read_plan_file
 from plansmith.errors import PlanFormatError, PlanInvalidError
 
 __all__: list[str] = []
@@ -89,8 +89,11 @@ def plan_command(
         time_limit=time_limit,
         node_limit=node_limit,
     )
-    inputs = load_inputs(domain, problem, problem_name)
-    result = plan(inputs, options, clock=time.process_time)
+    if domain.is_dir():
+        result = plan_gtpyhop_folder(domain, problem, problem_name, options)
+    else:
+        inputs = load_inputs(domain, problem, problem_name)
+        result = plan(inputs, options, clock=time.process_time)
     renderers = {
         Format.text: render_text,
         Format.json: plan_to_json,
