@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent / "execution"))
 import _exec_helpers as h
 
-from plansmith.binding import PLACEHOLDER, parse_bindings, render
+from plansmith.binding import PLACEHOLDER, parse_bindings, render, step_key
 from plansmith.binding._refs import OutputRef, ParamRef, parse_ref
 from plansmith.errors import BindingError, ParseError
 
@@ -86,6 +86,56 @@ def test_whole_string_reference_keeps_its_json_type() -> None:
         return [1, 2] if isinstance(ref, ParamRef) else "?"
 
     assert render({"a": "${p}", "b": "n=${p}"}, value) == {"a": [1, 2], "b": "n=[1,2]"}  # type: ignore[arg-type]
+
+
+NUMERIC_BINDINGS = """\
+bindings:
+  work:
+    server: counter
+    tool: work
+    arguments: {name: "tube ${x}", cost: "${x}"}
+    outputs: {done: "$.structured.done"}
+  alt:
+    server: counter
+    tool: echo
+    arguments: {x: "${work(7).done}"}
+  finish:
+    server: counter
+    tool: echo
+    arguments: {x: "${work(x).done}"}
+"""
+
+
+def test_numeric_argument_keeps_its_type_alone_and_becomes_text_in_a_string() -> None:
+    # the tool's inputSchema wants an integer ``cost`` and a string ``name``
+    b = h.bound(h.plan([h.Step("a", "work", (3,))]), NUMERIC_BINDINGS)
+    step = b.step("a")
+    assert step is not None
+    assert step.params == (("x", 3),)
+    assert type(dict(step.params)["x"]) is int
+    value = render(step.arguments, lambda ref: dict(step.params)["x"])
+    assert value == {"name": "tube 3", "cost": 3}
+    with pytest.raises(BindingError, match="fails its inputSchema"):
+        h.bound(h.plan([h.Step("a", "work", ("3",))]), NUMERIC_BINDINGS)
+
+
+def test_output_references_find_producers_with_numeric_arguments() -> None:
+    p = h.plan(
+        [
+            h.Step("a", "work", (7,)),
+            h.Step("b", "alt", ("i0",)),
+            h.Step("c", "work", (4,)),
+            h.Step("d", "finish", (4,)),
+        ]
+    )
+    b = h.bound(p, NUMERIC_BINDINGS)
+    assert dict(b.step("b").producers) == {"work(7).done": "a"}  # type: ignore[union-attr]
+    assert b.step("d").after == ("c",)  # type: ignore[union-attr]
+
+
+def test_step_key_writes_arguments_as_references_do() -> None:
+    step = h.Step("s1", "move", ("a", 3, 2.5, True, None))
+    assert step_key(step) == ("move", ("a", "3", "2.5", "true", "null"))
 
 
 def test_reference_grammar() -> None:

@@ -21,6 +21,9 @@ from plansmith.execution import (
     StepSucceeded,
     ToolCall,
     ToolResult,
+    bound_from_dict,
+    bound_to_dict,
+    event_from_dict,
     fold,
     replay_replan,
     should_retry,
@@ -133,3 +136,23 @@ def test_emitter_defers_views_until_the_events_are_flushed() -> None:
     assert seen == []
     emitter.flush()
     assert seen == ["PlanReady"]
+
+
+def test_bound_plan_codec_keeps_argument_types() -> None:
+    b = h.bound(h.plan([h.Step("a", "alt", (3,)), h.Step("b", "alt", (2.5,))]))
+    b2 = h.bound(h.plan([h.Step("c", "alt", (True,)), h.Step("d", "alt", (None,))]))
+    for bound in (b, b2):
+        back = bound_from_dict(bound_to_dict(bound))
+        assert back == bound
+        for mine, theirs in zip(bound.steps, back.steps, strict=True):
+            assert [type(a) for a in theirs.step.args] == [type(a) for a in mine.step.args]
+            assert [type(v) for _, v in theirs.params] == [type(v) for _, v in mine.params]
+
+
+def test_step_events_keep_argument_types_and_print_the_call() -> None:
+    event = StepSucceeded(run_id="r", step="s1", action="a_mix", args=("left", 3, 2.5, None))
+    back = event_from_dict(event.to_dict())
+    assert isinstance(back, StepSucceeded)
+    assert back == event
+    assert [type(a) for a in back.args] == [str, int, float, type(None)]
+    assert event.call == "a_mix(left, 3, 2.5, null)"

@@ -6,13 +6,14 @@ import _exec_helpers as h
 import anyio
 import pytest
 
-from plansmith.errors import ToolCallError
+from plansmith.errors import PlanInvalidError, ToolCallError
 from plansmith.execution import (
     FakeInvoker,
     Runner,
     StepSucceeded,
     ToolCall,
     ToolResult,
+    current_state,
     fold,
     make_replan,
 )
@@ -220,6 +221,38 @@ async def test_run_fails_with_reason_when_no_replan_exists() -> None:
         outcome = await runner.run()
     assert outcome.state == "failed"
     assert "no other plan" in (outcome.reason or "")
+
+
+def test_current_state_of_a_declarative_problem_refuses_a_numeric_argument() -> None:
+    assert h.Atom("done", ("i0",)) in current_state(h.problem(1), [h.Step("s1", "work", ("i0",))])
+    with pytest.raises(PlanInvalidError) as err:
+        current_state(h.problem(1), [h.Step("s1", "work", ("i0",)), h.Step("s2", "work", (5,))])
+    assert err.value.location is not None
+    assert err.value.location.step == "s2"
+
+
+async def test_replanning_a_declarative_step_with_a_numeric_argument_fails_the_run() -> None:
+    async def fails(call: ToolCall) -> ToolResult:
+        return ToolResult(None, "no", is_error=True)
+
+    called: list[object] = []
+
+    def replanner(state: object, failed: object, done: object) -> None:
+        called.append(failed)
+
+    log, state = h.start_run(h.bound(h.plan([h.Step("s0", "alt", (5,))])))
+    runner = Runner(
+        FakeInvoker(fails),
+        log,
+        state,
+        replan=make_replan(h.problem(1), replanner, lambda p, a: h.bound(p)),
+    )
+    with anyio.fail_after(10):
+        outcome = await runner.run()
+    assert outcome.state == "failed"
+    assert "replanning failed" in (outcome.reason or "")
+    assert "not an object name" in (outcome.reason or "")
+    assert called == []
 
 
 async def test_cancel_ends_the_run_cancelled() -> None:

@@ -216,11 +216,66 @@ def test_top_level_must_be_an_object() -> None:
     assert "must be a JSON object" in _format_error("[1, 2]").message
 
 
+def _gtpyhop_plan() -> Plan:
+    """A plan of a Python-function domain: actions take numbers, booleans and null."""
+    steps = (
+        Step("s1", "a_pick_up_tip", ("left", "tiprack_1", 1), cost=1),
+        Step("s2", "a_aspirate", ("left", 20.5, "plate", "A1"), after=("s1",)),
+        Step("s3", "a_mix", ("left", 3, 0, True, None), after=("s2",)),
+        Step("s4", "a_drop_tip", ("left", False, -2.25, ""), after=("s3",)),
+    )
+    return Plan("bio_opentrons", "protocol", "sha256:" + "a" * 64, "sha256:" + "b" * 64, steps)
+
+
+def test_numeric_boolean_and_null_arguments_round_trip_with_their_types() -> None:
+    plan = _gtpyhop_plan()
+    text = plan_to_json(plan)
+    VALIDATOR.validate(json.loads(text))
+    back = parse_plan_json(text)
+    assert back == plan
+    assert back.hash == plan.hash
+    assert plan_to_json(back) == text
+    for mine, theirs in zip(plan.steps, back.steps, strict=True):
+        assert [type(a) for a in theirs.args] == [type(a) for a in mine.args]
+    assert json.loads(text)["steps"][1]["args"] == ["left", 20.5, "plate", "A1"]
+
+
+@pytest.mark.parametrize(("value", "kind"), [(["A1", "A2"], "a list"), ({"row": 1}, "an object")])
+def test_non_scalar_argument_is_refused_at_the_step_line(value: object, kind: str) -> None:
+    doc = json.loads(plan_to_json(_gtpyhop_plan()))
+    step_line = _line_of_step(_rehash(doc), "s2")  # the lines above it do not change
+    doc["steps"][1]["args"][1] = value
+    text = _rehash(doc)
+    assert not VALIDATOR.is_valid(json.loads(text))
+    err = _format_error(text)
+    assert "step s2" in err.message
+    assert "argument 2" in err.message
+    assert kind in err.message
+    assert err.location is not None
+    assert err.location.line == step_line
+
+
+def test_argument_too_large_for_a_finite_float_is_refused() -> None:
+    text = _rehash(json.loads(plan_to_json(_gtpyhop_plan())))
+    text = text.replace("20.5", "1e400")
+    err = _format_error(text)
+    assert "finite" in err.message
+    assert err.location is not None
+    assert err.location.line == _line_of_step(text, "s2")
+
+
 # -- properties ----------------------------------------------------------------------------
 
 _names = st.text(min_size=1, max_size=8)
 _numbers = st.integers(0, 10**6) | st.floats(0, 1e6, allow_nan=False, allow_infinity=False)
 _setting = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=5)
+_args = (
+    st.text(max_size=8)
+    | st.integers(-(10**9), 10**9)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.booleans()
+    | st.none()
+)
 
 
 @st.composite
@@ -234,7 +289,7 @@ def _plans(draw: st.DrawFn) -> Plan:
             Step(
                 sid,
                 draw(_names),
-                tuple(draw(st.lists(_names, max_size=3))),
+                tuple(draw(st.lists(_args, max_size=3))),
                 draw(_numbers),
                 tuple(deps),
                 draw(st.sampled_from(list(Tier))),

@@ -17,7 +17,7 @@ from _plan_fixtures import (
 
 from plansmith.errors import PlanFormatError, PlanInvalidError
 from plansmith.model import Atom, DecompositionNode, Plan, Problem, Step, Tier
-from plansmith.planning import PlanIssue, check_plan, validate
+from plansmith.planning import PlanIssue, check_plan, object_args, validate
 
 LIT_K = Atom("lit", ("k",))
 AT_K = Atom("at", ("r1", "k"))
@@ -81,6 +81,25 @@ def test_argument_of_the_wrong_type_is_reported() -> None:
     issue = _only(check_plan(_edit_step(plan, "s2", args=("k", "k")), problem))
     assert (issue.kind, issue.location.step) == ("argument", "s2")
     assert "needs a robot" in issue.message
+
+
+@pytest.mark.parametrize("value", [3, 2.5, True, None])
+def test_non_string_argument_of_a_declarative_domain_is_reported(value: object) -> None:
+    problem, plan = _sweep_plan()
+    issue = _only(check_plan(_edit_step(plan, "s2", args=("r1", value)), problem))
+    assert (issue.kind, issue.location.step) == ("argument", "s2")
+    assert "not an object name" in issue.message
+    assert "needs a room" in issue.message
+
+
+def test_object_args_gives_names_and_refuses_numbers_with_the_step_id() -> None:
+    assert object_args(Step("s1", "sweep", ("r1", "k"))) == ("r1", "k")
+    with pytest.raises(PlanInvalidError) as err:
+        object_args(Step("s7", "sweep", ("r1", 4)))
+    assert err.value.location is not None
+    assert err.value.location.step == "s7"
+    assert "argument 2 is 4" in err.value.message
+    assert err.value.hint
 
 
 def test_failed_equality_precondition_is_reported() -> None:

@@ -1,6 +1,6 @@
 """Binding (pure): which live tool runs each plan step, with which arguments and policy."""
 
-from plansmith.binding._bind import PLACEHOLDER, bind
+from plansmith.binding._bind import PLACEHOLDER, StepKey, bind, step_key
 from plansmith.binding._extract import check_jsonpath, extract
 from plansmith.binding._model import (
     Binding,
@@ -39,6 +39,8 @@ __all__ = [
     "as_text",
     # binding and extraction
     "bind",
+    "step_key",
+    "StepKey",
     "PLACEHOLDER",
     "extract",
     "check_jsonpath",

@@ -10,14 +10,21 @@ import jsonschema
 from plansmith.binding._extract import check_jsonpath
 from plansmith.binding._model import Binding, Bindings, BoundPlan, BoundStep, ToolCatalog
 from plansmith.binding._refs import EnvRef, OutputRef, ParamRef, Ref, RunRef, find_refs
-from plansmith.binding._render import render
+from plansmith.binding._render import as_text, render
 from plansmith.errors import BindingError, Location, PlansmithError
-from plansmith.model import Domain, JSONValue, Plan, Step
+from plansmith.model import Domain, JSONValue, Plan, Step, StepArg
 
-__all__ = ["bind", "PLACEHOLDER"]
+__all__ = ["bind", "step_key", "StepKey", "PLACEHOLDER"]
 
 PLACEHOLDER = "\x00plansmith:runtime-value\x00"
+#: A step as output references name it: the action and its arguments as text
+#: (``${move(a, 3).out}``): strings as they are, other arguments as JSON.
 StepKey = tuple[str, tuple[str, ...]]
+
+
+def step_key(step: Step) -> StepKey:
+    """The key of ``step`` among the producers output references can name."""
+    return step.action, tuple(as_text(a) for a in step.args)
 
 
 def bind(
@@ -32,12 +39,14 @@ def bind(
     """Bind every step of ``plan`` to its tool; raise one ``BindingError`` with every problem.
 
     ``available`` names steps outside ``plan`` (from earlier in the run) whose
-    outputs references may use: ``(action, args) -> step id``.
+    outputs references may use: ``step_key(step) -> step id``. A parameter
+    referenced as the whole argument string keeps its JSON type (a number stays a
+    number); inside a longer string it is rendered as text.
     """
     env = env or {}
     producers_by_key: dict[StepKey, str] = dict(available or {})
     for s in plan.steps:
-        producers_by_key.setdefault((s.action, s.args), s.id)
+        producers_by_key.setdefault(step_key(s), s.id)
     problems: list[PlansmithError] = []
     reported_actions: set[str] = set()
     bound: list[BoundStep] = []
@@ -95,7 +104,7 @@ def _bind_step(
 ) -> BoundStep | None:
     schema = domain.action(step.action)
     names = tuple(p.name for p in schema.parameters) if schema else ()
-    params = dict(zip(names, step.args, strict=False))
+    params: dict[str, StepArg] = dict(zip(names, step.args, strict=False))
     start = len(problems)
     if not catalog.has_server(binding.server):
         problems.append(
@@ -131,7 +140,7 @@ def _bind_step(
                 BindingError(f"${{{inner}}}: environment variable not set", location=where)
             )
         elif isinstance(ref, OutputRef):
-            args = tuple(params.get(a, a) for a in ref.args)
+            args = tuple(as_text(params[a]) if a in params else a for a in ref.args)
             producer = producers_by_key.get((ref.action, args))
             if producer is None or producer == step.id:
                 problems.append(
@@ -165,7 +174,7 @@ def _bind_step(
     )
 
 
-def _bind_time_value(ref: Ref, params: Mapping[str, str], env: Mapping[str, str]) -> JSONValue:
+def _bind_time_value(ref: Ref, params: Mapping[str, StepArg], env: Mapping[str, str]) -> JSONValue:
     if isinstance(ref, ParamRef):
         return params[ref.name]
     if isinstance(ref, EnvRef):

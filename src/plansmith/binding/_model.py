@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from plansmith.errors import Location
-from plansmith.model import JSONValue, Step, Tier
+from plansmith.model import JSONValue, Step, StepArg, Tier
 
 __all__ = ["StepPolicy", "Binding", "Bindings", "ToolSpec", "ToolCatalog", "BoundStep", "BoundPlan"]
 
@@ -103,7 +103,7 @@ class ToolCatalog:
 class BoundStep:
     """A plan step with its tool, argument template, producers, extractors and policy.
 
-    ``params`` maps the action's parameter names to the step's objects;
+    ``params`` maps the action's parameter names to the step's arguments;
     ``producers`` maps each output reference's text (``act(x).out``) to the id of
     the step that produces it; ``after`` is the plan's dependencies plus the data
     edges the references add.
@@ -113,7 +113,7 @@ class BoundStep:
     server: str
     tool: str
     arguments: JSONValue
-    params: tuple[tuple[str, str], ...] = ()
+    params: tuple[tuple[str, StepArg], ...] = ()
     producers: tuple[tuple[str, str], ...] = ()
     outputs: tuple[tuple[str, str], ...] = ()
     policy: StepPolicy = field(default_factory=StepPolicy)

@@ -44,7 +44,7 @@ class _View:
             p.update(self.task, total=len(steps), description="researching")
         elif isinstance(event, StepSucceeded | StepFailed):
             p.advance(self.task)
-            p.update(self.task, description=f"{event.action}({', '.join(event.args)})")
+            p.update(self.task, description=event.call)
 
 
 @app.command("research")

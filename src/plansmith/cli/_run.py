@@ -70,7 +70,7 @@ class _LiveView:
             p.update(self.task, total=total)
             self.console.print(f"plan {event.plan_hash}: {total} steps")
         elif isinstance(event, StepStarted):
-            self.in_flight.add(f"{event.step} {event.action}({', '.join(event.args)})")
+            self.in_flight.add(f"{event.step} {event.call}")
         elif isinstance(event, StepSucceeded | StepFailed):
             self.in_flight = {s for s in self.in_flight if not s.startswith(event.step + " ")}
             if isinstance(event, StepSucceeded):
@@ -268,12 +268,12 @@ def show_command(
         if isinstance(e, StepSucceeded):
             outputs = json.dumps(e.outputs)
             short = outputs if len(outputs) < 60 else outputs[:57] + "..."
-            call = f"{e.action}({', '.join(e.args)})"
+            call = e.call
             table.add_row(
                 e.step, call, f"{e.server}/{e.tool}", str(e.attempt), f"{e.duration_ms:.1f}", short
             )
         elif isinstance(e, StepFailed):
-            call = f"{e.action}({', '.join(e.args)})"
+            call = e.call
             table.add_row(
                 e.step,
                 call,

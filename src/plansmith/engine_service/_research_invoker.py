@@ -51,8 +51,9 @@ def route_searches(bound: BoundPlan, sources: dict[str, str]) -> BoundPlan:
     steps = []
     for s in bound.steps:
         if s.server == CORPUS:
-            src = dict(s.params).get("src", "")
-            s = replace(s, server=sources.get(src, s.server))
+            src = dict(s.params).get("src")  # an object name: the domain is declarative
+            if isinstance(src, str):
+                s = replace(s, server=sources.get(src, s.server))
         steps.append(s)
     return replace(bound, steps=tuple(steps))
 

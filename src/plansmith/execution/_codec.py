@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import cast
 
 from plansmith.binding import BoundPlan, BoundStep, StepPolicy
-from plansmith.model import JSONValue, Step, Tier
+from plansmith.model import JSONValue, Step, StepArg, Tier, canonical_json
 
 __all__ = ["bound_to_dict", "bound_from_dict"]
 
@@ -13,6 +13,21 @@ __all__ = ["bound_to_dict", "bound_from_dict"]
 def _pairs(value: JSONValue) -> tuple[tuple[str, str], ...]:
     items = cast(list[list[str]], value or [])
     return tuple((str(a), str(b)) for a, b in items)
+
+
+def _arg(value: JSONValue) -> StepArg:
+    """A step argument as the log holds it: a JSON scalar, kept with its type.
+
+    The writer only writes scalars; anything else is kept as its JSON text.
+    """
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return canonical_json(value)
+
+
+def _params(value: JSONValue) -> tuple[tuple[str, StepArg], ...]:
+    items = cast(list[list[JSONValue]], value or [])
+    return tuple((str(a), _arg(b)) for a, b in items)
 
 
 def bound_to_dict(bound: BoundPlan) -> dict[str, JSONValue]:
@@ -56,7 +71,7 @@ def bound_from_dict(data: dict[str, JSONValue]) -> BoundPlan:
         step = Step(
             id=str(raw["id"]),
             action=str(raw["action"]),
-            args=tuple(str(a) for a in cast(list[str], raw.get("args") or [])),
+            args=tuple(_arg(a) for a in cast(list[JSONValue], raw.get("args") or [])),
             cost=cost if isinstance(cost, int | float) else 1,
             after=tuple(str(a) for a in cast(list[str], raw.get("plan_after") or [])),
             tier=Tier(str(raw.get("step_tier", "write"))),
@@ -67,7 +82,7 @@ def bound_from_dict(data: dict[str, JSONValue]) -> BoundPlan:
                 server=str(raw["server"]),
                 tool=str(raw["tool"]),
                 arguments=raw.get("arguments"),
-                params=_pairs(raw.get("params")),
+                params=_params(raw.get("params")),
                 producers=_pairs(raw.get("producers")),
                 outputs=_pairs(raw.get("outputs")),
                 policy=StepPolicy(

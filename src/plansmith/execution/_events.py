@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from plansmith.model import JSONValue
+from plansmith.model import JSONValue, Step, StepArg
 
 __all__ = [
     "Event",
@@ -107,10 +107,15 @@ class StepEvent(Event):
 
     step: str
     action: str
-    args: tuple[str, ...] = ()
+    args: tuple[StepArg, ...] = ()
     server: str = ""
     tool: str = ""
     attempt: int = 1
+
+    @property
+    def call(self) -> str:
+        """``action(args)`` as people read it (what ``Step`` prints)."""
+        return str(Step(self.step, self.action, self.args))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

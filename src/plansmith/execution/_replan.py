@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from plansmith.binding import BoundPlan
 from plansmith.model import Plan, Problem, State, Step
-from plansmith.planning import function_table, instantiate
+from plansmith.planning import function_table, instantiate, object_args
 
 __all__ = [
     "StepKey",
@@ -20,6 +20,7 @@ __all__ = [
     "make_replan",
 ]
 
+#: A ground action of a declarative domain: the action and its objects.
 StepKey = tuple[str, tuple[str, ...]]
 
 
@@ -44,15 +45,23 @@ class ReplanRequest:
 ReplanFn = Callable[[ReplanRequest], BoundPlan | None]
 
 
+def _step_key(step: Step) -> StepKey:
+    """``step`` as a ground action of a declarative domain (PlanInvalidError if it is not)."""
+    return step.action, object_args(step)
+
+
 def current_state(problem: Problem, steps: Sequence[Step]) -> State:
-    """The initial state plus the effects of ``steps``, applied in order."""
+    """The initial state plus the effects of ``steps``, applied in order.
+
+    The steps must name objects (PlanInvalidError with the step id otherwise).
+    """
     functions = function_table(problem)
     state: State = problem.init
     for step in steps:
         schema = problem.domain.action(step.action)
         if schema is None:
             continue
-        ground = instantiate(schema, step.args, functions)
+        ground = instantiate(schema, object_args(step), functions)
         if ground is not None:
             state = ground.apply(state)
     return state
@@ -71,13 +80,13 @@ def make_replan(problem: Problem, replanner: Replanner, rebind: Rebinder) -> Rep
 
     def replan(request: ReplanRequest) -> BoundPlan | None:
         state = current_state(problem, request.succeeded)
-        failed = frozenset((s.action, s.args) for s in request.failed)
-        done = frozenset((s.action, s.args) for s in request.succeeded)
+        failed = frozenset(_step_key(s) for s in request.failed)
+        done = frozenset(_step_key(s) for s in request.succeeded)
         plan = replanner(state, failed, done)
         if plan is None:
             return None
         plan = rename_steps(plan, f"r{request.replans + 1}.")
-        available = {(s.action, s.args): s.id for s in request.succeeded}
+        available: dict[StepKey, str] = {_step_key(s): s.id for s in request.succeeded}
         return rebind(plan, available)
 
     return replan

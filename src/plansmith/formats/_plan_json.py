@@ -29,6 +29,7 @@ from plansmith.model import (
     Plan,
     SettingValue,
     Step,
+    StepArg,
     Tier,
     canonical_value,
 )
@@ -146,6 +147,21 @@ class _Reader:
             self.fail(f"{where}: {key!r} must be a list of non-empty strings", obj)
         return tuple(value)
 
+    def scalars(self, obj: dict[str, Any], key: str, where: str) -> tuple[StepArg, ...]:
+        value = obj[key]
+        if not isinstance(value, list):
+            self.fail(f"{where}: {key!r} must be a list, not {_kind(value)}", obj)
+        for n, v in enumerate(value, start=1):
+            if isinstance(v, float) and not math.isfinite(v):
+                self.fail(f"{where}: argument {n} of {key!r} must be finite", obj)
+            if not (v is None or isinstance(v, str | int | float)):
+                self.fail(
+                    f"{where}: argument {n} of {key!r} is {_kind(v)}, not a JSON scalar",
+                    obj,
+                    "step arguments are strings, numbers, booleans or null",
+                )
+        return tuple(value)
+
     def number(self, obj: dict[str, Any], key: str, where: str) -> Number:
         value = obj[key]
         if (
@@ -235,7 +251,7 @@ class _Reader:
                 Step(
                     id=sid,
                     action=self.string(obj, "action", where),
-                    args=self.strings(obj, "args", where),
+                    args=self.scalars(obj, "args", where),
                     cost=self.number(obj, "cost", where),
                     after=self.strings(obj, "after", where),
                     tier=Tier(tier),

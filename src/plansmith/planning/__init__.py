@@ -18,7 +18,7 @@ if TYPE_CHECKING:
         PlanOptions,
         SearchName,
     )
-    from plansmith.planning._plan_steps import PlanIssue
+    from plansmith.planning._plan_steps import PlanIssue, object_args
     from plansmith.planning._planner import plan
     from plansmith.planning._solve import SolveResult, solve
     from plansmith.planning._task import GroundTask
@@ -45,6 +45,7 @@ __all__ = [
     "validate",
     "check_plan",
     "PlanIssue",
+    "object_args",
     "explain",
     # grounding and search
     "ground",
@@ -75,7 +76,7 @@ __getattr__ = lazy_exports(
             "PlanOptions",
             "SearchName",
         ),
-        "plansmith.planning._plan_steps": ("PlanIssue",),
+        "plansmith.planning._plan_steps": ("PlanIssue", "object_args"),
         "plansmith.planning._planner": ("plan",),
         "plansmith.planning._solve": (
             "SolveResult",

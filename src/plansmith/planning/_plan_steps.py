@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from plansmith.errors import Location
+from plansmith.errors import Location, PlanInvalidError
 from plansmith.model import (
     Atom,
     GroundAction,
@@ -12,12 +12,14 @@ from plansmith.model import (
     Plan,
     Problem,
     Step,
+    StepArg,
     TypedName,
     TypeHierarchy,
+    canonical_json,
 )
 from plansmith.planning._instantiate import function_table, instantiate
 
-__all__ = ["PlanIssue", "ground_steps"]
+__all__ = ["PlanIssue", "ground_steps", "object_args"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +39,24 @@ class PlanIssue:
 
     def __str__(self) -> str:
         return f"{self.location}: {self.message}"
+
+
+def object_args(step: Step) -> tuple[str, ...]:
+    """The step's arguments as object names; PlanInvalidError if one is not a string.
+
+    Steps of declarative (PDDL, YAML) domains always name objects; only plans of
+    Python-function domains carry numbers, booleans or null.
+    """
+    names: list[str] = []
+    for n, arg in enumerate(step.args, start=1):
+        if not isinstance(arg, str):
+            raise PlanInvalidError(
+                f"step {step.id} {step}: argument {n} is {canonical_json(arg)}, not an object name",
+                location=Location(step=step.id),
+                hint="actions of PDDL and YAML domains take objects of the problem",
+            )
+        names.append(arg)
+    return tuple(names)
 
 
 def ground_steps(plan: Plan, problem: Problem) -> tuple[list[GroundAction | None], list[PlanIssue]]:
@@ -83,11 +103,13 @@ def _ground(
             where,
             f"{step.action} takes ({params})",
         )
+    names: list[str] = []
     for param, arg in zip(schema.parameters, step.args, strict=True):
-        issue = _argument(step, arg, param, objects, domain.types)
-        if issue is not None:
-            return issue
-    action = instantiate(schema, step.args, functions)
+        name = _argument(step, arg, param, objects, domain.types)
+        if isinstance(name, PlanIssue):
+            return name
+        names.append(name)
+    action = instantiate(schema, names, functions)
     if action is None:
         return PlanIssue(
             "equality",
@@ -100,9 +122,18 @@ def _ground(
 
 
 def _argument(
-    step: Step, arg: str, param: TypedName, objects: dict[str, str], types: TypeHierarchy
-) -> PlanIssue | None:
+    step: Step, arg: StepArg, param: TypedName, objects: dict[str, str], types: TypeHierarchy
+) -> str | PlanIssue:
+    """The object ``arg`` names, or the issue with it."""
     want = param.type
+    if not isinstance(arg, str):
+        return PlanIssue(
+            "argument",
+            f"step {step.id} {step}: {canonical_json(arg)} is not an object name "
+            f"(parameter {param.name} of {step.action} needs a {want})",
+            Location(step=step.id),
+            "actions of PDDL and YAML domains take objects of the problem, not numbers",
+        )
     if arg not in objects:
         return PlanIssue(
             "argument",
@@ -118,7 +149,7 @@ def _argument(
             Location(step=step.id),
             f"pass an object of type {want}",
         )
-    return None
+    return arg
 
 
 def _declared(step: Step, action: GroundAction) -> list[PlanIssue]:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind
+from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind, step_key
 from plansmith.execution import ReplanFn, ReplanRequest, RunLog, StepFailed
 from plansmith.model import Domain, Plan, Step
 
@@ -82,7 +82,7 @@ def tip_replanner(
                 f"{failed.id} {failed.action}{failed.args} refused ({message.strip()}); "
                 f"inserted replace_tip_rack({rack}), then {len(steps) - 1} step(s) again"
             )
-        available = {(s.action, tuple(map(str, s.args))): s.id for s in request.succeeded}
+        available = {step_key(s): s.id for s in request.succeeded}
         return bind(new, domain, bindings, catalog, env=os.environ, available=available)
 
     return replan
