@@ -22,3 +22,17 @@ def test_plan_command_does_not_import_the_run_web_or_mcp_faces() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_plansmith_plan_runs_without_importing_typer(tmp_path: object) -> None:
+    example = "src/plansmith/examples/doc-pipeline/"
+    code = (
+        "import sys\n"
+        "from plansmith.cli import main\n"
+        f"sys.argv = ['plansmith', 'plan', '{example}domain.yaml', '{example}problem.yaml',"
+        f" '-o', '{tmp_path}/plan.txt']\n"
+        "try:\n    main()\nexcept SystemExit as stop:\n    assert stop.code == 0, stop.code\n"
+        "print(sorted(m for m in ('typer', 'click', 'rich') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,7 +1,7 @@
 """The ``plansmith`` command line. Each command lives in its own module.
 
-Only the module of the command being run is imported, so that ``plansmith plan``
-does not pay for the web, MCP and run faces it does not use.
+Only the module of the command being run is imported, so that a command does not
+pay for the web, MCP and run faces it does not use.
 """
 
 from __future__ import annotations
@@ -9,10 +9,16 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from plansmith.cli._app import app
+from plansmith._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from plansmith.cli._app import app
 
 __all__ = ["app", "main"]
+
+__getattr__ = lazy_exports(__name__, {"plansmith.cli._app": ("app",)})
 
 # command name -> the module that defines it
 COMMAND_MODULES = {
@@ -45,6 +51,16 @@ def _register(argv: Sequence[str] | None = None) -> None:
 
 
 def main() -> None:
-    """Entry point of the ``plansmith`` console script."""
+    """Entry point of the ``plansmith`` console script.
+
+    ``plansmith plan`` runs without Typer (see ``_plan_command``); every other command
+    goes through the Typer app with only its own module imported.
+    """
+    if sys.argv[1:2] == ["plan"]:
+        from plansmith.cli._plan_command import run_plan
+
+        raise SystemExit(run_plan(sys.argv[2:]))
+    from plansmith.cli._app import app
+
     _register(sys.argv)
     app()

@@ -11,7 +11,7 @@ from plansmith.model import Plan, Problem
 if TYPE_CHECKING:
     from plansmith.planning import PlanOptions
 
-__all__ = ["load_inputs", "plan_gtpyhop_folder", "read_plan_file"]
+__all__ = ["load_inputs", "plan_gtpyhop_folder", "read_plan_file", "write_atomically"]
 
 
 def load_inputs(domain: Path, problem: Path | None, problem_name: str | None) -> Problem:
@@ -67,3 +67,21 @@ def plan_gtpyhop_folder(
     with contextlib.redirect_stdout(sys.stderr):
         domain, chosen = load_gtpyhop_package(folder, problem_name, stand_in=gtpyhop)
         return plan_python(domain, chosen, options, clock=time.process_time)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file, so nothing is half-written."""
+    import os
+    import tempfile
+
+    from plansmith.errors import InputError
+
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent or Path("."), prefix=f".{path.name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError as error:
+        raise InputError(
+            f"cannot write {path}: {error.strerror}", hint="choose a writable --output path"
+        ) from None

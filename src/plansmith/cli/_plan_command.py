@@ -1,0 +1,104 @@
+"""``plansmith plan``: the hottest command, defined once with argparse.
+
+It runs without importing Typer, Click or Rich (``main`` calls :func:`run_plan`
+directly), so planning a small task costs little more than Python's own start-up;
+Typer hosts the same command as a pass-through for ``plansmith --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from plansmith.cli._inputs import load_inputs, plan_gtpyhop_folder, write_atomically
+from plansmith.errors import PlansmithError
+from plansmith.planning._options import HEURISTIC_NAMES, SEARCH_NAMES, PlanOptions
+
+__all__ = ["PLAN_HELP", "build_parser", "run_plan"]
+
+PLAN_HELP = (
+    "Plan a problem and print the plan. Exit codes: 0 plan found, 2 bad input, "
+    "3 proved unsolvable, 4 limit reached."
+)
+FORMATS = ("text", "json", "mermaid", "dot")
+
+
+def _positive(kind: type[int] | type[float]) -> Callable[[str], int | float]:
+    def parse(text: str) -> int | float:
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be > 0, not {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="plansmith plan", description=PLAN_HELP)
+    parser.add_argument(
+        "domain", type=Path, help="domain file (.yaml, .json, .pddl) or GTPyhop folder"
+    )
+    parser.add_argument(
+        "problem", type=Path, nargs="?", help="problem file; omit for a GTPyhop folder"
+    )
+    parser.add_argument("--problem", dest="problem_name", help="problem name in a GTPyhop folder")
+    parser.add_argument("--search", choices=SEARCH_NAMES, default="lazy-gbfs")
+    parser.add_argument("--heuristic", choices=HEURISTIC_NAMES, default="ff")
+    parser.add_argument("--weight", type=_positive(int), default=2, help="weight for wastar")
+    parser.add_argument(
+        "--preferred",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="use preferred operators (gbfs, lazy-gbfs)",
+    )
+    parser.add_argument("--time-limit", type=_positive(float), help="seconds of CPU time")
+    parser.add_argument("--node-limit", type=_positive(int), help="expanded nodes")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    parser.add_argument("--output", "-o", type=Path, help="write the plan to this file")
+    return parser
+
+
+def run_plan(argv: Sequence[str]) -> int:
+    """Run ``plansmith plan`` with ``argv`` (the words after ``plan``); the exit code."""
+    args = build_parser().parse_args(list(argv))  # exits 2 on bad usage
+    options = PlanOptions(
+        search=args.search,
+        heuristic=args.heuristic,
+        weight=args.weight,
+        preferred_operators=args.preferred,
+        time_limit=args.time_limit,
+        node_limit=args.node_limit,
+    )
+    try:
+        text = _plan_text(args, options)
+        if args.output is None:
+            sys.stdout.write(text)
+        else:
+            write_atomically(args.output, text)
+    except PlansmithError as error:
+        sys.stderr.write(f"error: {error}\n")
+        return error.exit_code
+    return 0
+
+
+def _plan_text(args: argparse.Namespace, options: PlanOptions) -> str:
+    from plansmith import formats
+    from plansmith.planning import plan
+
+    if args.domain.is_dir():
+        result = plan_gtpyhop_folder(args.domain, args.problem, args.problem_name, options)
+    else:
+        problem = load_inputs(args.domain, args.problem, args.problem_name)
+        result = plan(problem, options, clock=time.process_time)
+    render = {
+        "text": formats.render_text,
+        "json": formats.plan_to_json,
+        "mermaid": formats.render_mermaid,
+        "dot": formats.render_dot,
+    }[args.format]
+    text = render(result)
+    return text if text.endswith("\n") else text + "\n"
