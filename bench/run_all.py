@@ -11,7 +11,15 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["bench_pddl_readers.py", "bench_classical.py", "bench_htn.py", "bench_executor.py"]
+ORDER = [
+    "bench_pddl_readers.py",
+    "bench_classical.py",
+    "bench_htn.py",
+    "bench_executor.py",
+    "bench_lab.py",
+    "bench_bio.py",
+    "bench_corpus.py",
+]
 
 
 def main() -> int:
