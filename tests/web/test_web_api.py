@@ -12,6 +12,7 @@ import httpx
 import pytest
 from _web_helpers import SLOW_BINDINGS, ServerThread, settings, sse_events, write_domains
 
+from plansmith.engine_service import shipped_domain_dirs
 from plansmith.web import WebSettings, create_app
 
 pytestmark = pytest.mark.anyio
@@ -53,6 +54,7 @@ async def test_domains_lists_each_folder_with_its_problems(client: httpx.AsyncCl
             "domain_file": "domain.yaml",
             "problems": ["problem-2", "problem-3"],
             "runnable": True,
+            "kind": "file",
         }
     ]
 
@@ -273,7 +275,79 @@ async def test_an_app_over_an_existing_engine_uses_its_run_log(tmp_path: Path) -
     engine.log.create_run("r-old", "2026-01-01T00:00:00.000Z", {"domain": "d.yaml"})
     app = create_app(engine)
     async with await _client(app) as client:
-        assert (await client.get("/api/domains")).json() == []  # no --domains folder
+        domains = (await client.get("/api/domains")).json()  # no --domains: the shipped ones
+        assert [d["name"] for d in domains] == [p.name for p in shipped_domain_dirs()]
+        assert {"doc-pipeline", "lab-prep"} <= {d["name"] for d in domains}
+        plan = await client.post("/api/plan", json={"domain": "lab-prep", "problem": "problem"})
+        assert plan.status_code == 200
+        assert plan.json()["steps"] > 0
         runs = (await client.get("/api/runs")).json()
         assert [(r["run_id"], r["status"]) for r in runs] == [("r-old", "created")]
+    await app.state.controller.aclose()
+
+
+GTPYHOP_DOMAIN = """\
+from gtpyhop import Domain, declare_actions, declare_task_methods
+
+the_domain = Domain("bumps")
+
+def bump(state, by):
+    state.count = state.count + by
+    return state
+
+def m_twice(state, by):
+    return [("bump", by), ("bump", by)]
+
+declare_actions(bump)
+declare_task_methods("twice", m_twice)
+"""
+
+GTPYHOP_PROBLEMS = """\
+from gtpyhop import State
+
+print("problems.py talks while it is imported")
+
+def get_problems():
+    return {
+        "small": (State("s", count=0), [("twice", 1)]),
+        "big": (State("s", count=0), [("twice", 5)]),
+    }
+"""
+
+
+def _gtpyhop_folder(root: Path, name: str, problems: str = GTPYHOP_PROBLEMS) -> None:
+    folder = root / name
+    folder.mkdir()
+    (folder / "domain.py").write_text(GTPYHOP_DOMAIN)
+    (folder / "problems.py").write_text(problems)
+
+
+async def test_a_gtpyhop_folder_is_a_domain_whose_plans_show_but_do_not_run(
+    tmp_path: Path,
+) -> None:
+    root = write_domains(tmp_path, sizes=(1,))
+    _gtpyhop_folder(root, "bumps")
+    _gtpyhop_folder(root, "broken", problems="raise RuntimeError('no problems today')\n")
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    async with await _client(app) as client:
+        domains = {d["name"]: d for d in (await client.get("/api/domains")).json()}
+        assert domains["bumps"] == {
+            "name": "bumps",
+            "domain_file": "domain.py",
+            "problems": ["small", "big"],
+            "runnable": False,
+            "kind": "gtpyhop",
+        }
+        assert domains["broken"]["problems"] == []  # its code fails: listed, nothing to plan
+        assert domains["docs"]["kind"] == "file"
+        response = await client.post("/api/plan", json={"domain": "bumps", "problem": "big"})
+        assert response.status_code == 200
+        body = response.json()
+        assert (body["steps"], body["runnable"]) == (2, False)
+        assert [s["action"] for s in body["plan"]["steps"]] == ["bump", "bump"]
+        assert body["plan"]["hash"] == body["plan_hash"]
+        refused = await client.post("/api/runs", json={"domain": "bumps", "problem": "big"})
+        assert refused.status_code == 422
+        assert "GTPyhop" in refused.json()["error"]["message"]
+        assert (await client.get("/api/runs")).json() == []
     await app.state.controller.aclose()

@@ -1,36 +1,23 @@
 """End to end in Debian's headless chromium (Playwright, no browser download): open the
 plan page, approve, and watch every step turn done over SSE while a real plan runs on
-the counter MCP server. Screenshots go to tests/web/artifacts/ (gitignored).
-
-Also measures (prints, does not assert) how long the 623-step lab PCR plan takes to
-draw. Skipped when /usr/bin/chromium or Playwright is missing (.ci/run installs both).
+the counter MCP server; then the colours of a step that fails once and is retried, and
+of a failed step whose rest of the plan is replanned. Screenshots go to
+tests/web/artifacts/ (gitignored). Skipped when /usr/bin/chromium or Playwright is
+missing (.ci/run installs both).
 """
 
 from __future__ import annotations
 
-import json
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from _web_helpers import ServerThread, write_domains
+from _browser import ARTIFACTS, browser_context, browser_page, needs_chromium
+from _web_helpers import DOMAIN, ServerThread, write_domains
 
 from plansmith.web import WebSettings, create_app
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).parent / "artifacts"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+__all__ = ["browser_context", "browser_page"]  # fixtures, used by name
+
 SLOWER = """\
 bindings:
   summarise:
@@ -45,24 +32,7 @@ bindings:
     outputs: {value: "$.structured.value"}
 """
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
-
-
-@pytest.fixture
-def browser_page(tmp_path: Path) -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"),  # a fresh, empty --user-data-dir
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=FLAGS,
-            viewport={"width": 1440, "height": 900},
-        )
-        try:
-            yield context.new_page()
-        finally:
-            context.close()
+pytestmark = needs_chromium
 
 
 def test_approve_on_the_plan_page_then_every_step_turns_done_live(
@@ -71,7 +41,6 @@ def test_approve_on_the_plan_page_then_every_step_turns_done_live(
     page = browser_page
     root = write_domains(tmp_path, sizes=(4,), bindings=SLOWER)
     app = create_app(WebSettings(home=tmp_path / "home", domains=root))
-    ARTIFACTS.mkdir(exist_ok=True)
     with ServerThread(app) as server:
         page.goto(server.url + "/")
         page.get_by_role("button", name="create run").click()  # plans, binds, awaits approval
@@ -110,31 +79,140 @@ def test_approve_on_the_plan_page_then_every_step_turns_done_live(
     assert (ARTIFACTS / "run-finished.png").stat().st_size > 10_000
 
 
-def test_draw_time_of_the_623_step_lab_pcr_plan_is_measured(
-    tmp_path: Path, browser_page: Any
-) -> None:
-    from plansmith.domains.lab import PCR_DOMAIN, problem_for
+# Records every change of a step's state on the page, with the fill the step then has.
+RECORDER = """
+window.__seen = [];
+new MutationObserver((records) => {
+  for (const r of records) {
+    const g = r.target;
+    const rect = g.querySelector && g.querySelector("rect");
+    if (!g.dataset || !g.dataset.step || !rect) continue;
+    window.__seen.push({ step: g.dataset.step, from: r.oldValue,
+                         to: g.getAttribute("data-state"), fill: getComputedStyle(rect).fill });
+  }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-state"],
+                       attributeOldValue: true });
+"""
+ORANGE, RED, VIOLET, GREEN = (
+    "rgb(253, 186, 116)",  # --retried
+    "rgb(252, 165, 165)",  # --failed
+    "rgb(196, 181, 253)",  # --replanned
+    "rgb(134, 239, 172)",  # --done
+)
+FLAKY = """\
+bindings:
+  summarise:
+    server: counter
+    tool: flaky
+    arguments: {name: "${d}", fails: 2}
+    outputs: {done: "$.structured.attempts"}
+    retries: 2
+  index:
+    server: counter
+    tool: echo
+    arguments: {x: "${summarise(d).done}"}
+    outputs: {value: "$.structured.value"}
+"""
+FAILING_WITH_ALTERNATIVE = """\
+bindings:
+  summarise:
+    server: counter
+    tool: fail
+    arguments: {message: "summariser down"}
+  summarise_alt:
+    server: counter
+    tool: work
+    arguments: {name: "alt-${d}"}
+    outputs: {done: "$.structured.done"}
+  index:
+    server: counter
+    tool: echo
+    arguments: {x: "${d}"}
+    outputs: {value: "$.structured.value"}
+"""
+ALTERNATIVE = """\
+  summarise_alt:
+    parameters: {d: document}
+    precondition: [exists(d), not summarised(d)]
+    effect: [summarised(d)]
+    cost: 5
+    tier: read
+"""
 
-    folder = tmp_path / "domains" / "pcr"
-    folder.mkdir(parents=True)
-    shutil.copy(PCR_DOMAIN, folder / "domain.yaml")
-    (folder / "problem-96x1.yaml").write_text(problem_for(96, 1))
-    app = create_app(WebSettings(home=tmp_path / "home", domains=tmp_path / "domains"))
-    page = browser_page
+
+def _run_watched(context: Any, url: str) -> Any:
+    """Create the run on the domains page, open its run page (recording every state
+    change) while it awaits approval, approve it on its plan page, and wait until it
+    ends; the run page."""
+    planner = context.new_page()
+    planner.goto(url + "/")
+    planner.get_by_role("button", name="create run").click()
+    planner.wait_for_url("**/runs/*/plan", timeout=60_000)
+    planner.wait_for_selector("body[data-rendered]", timeout=30_000)
+    run_id = planner.url.split("/runs/")[1].split("/")[0]
+    watcher = context.new_page()
+    watcher.add_init_script(RECORDER)
+    watcher.goto(f"{url}/runs/{run_id}")
+    watcher.wait_for_function(
+        "() => document.getElementById('status-line').textContent === 'live'", timeout=30_000
+    )
+    assert watcher.locator("body").get_attribute("data-status") == "awaiting approval"
+    planner.get_by_role("button", name="Approve").click()
+    watcher.wait_for_function(
+        "() => ['succeeded', 'failed', 'cancelled'].includes(document.body.dataset.status)",
+        timeout=60_000,
+    )
+    return watcher
+
+
+def _node(page: Any, step: str) -> tuple[str, str]:
+    """A step's state and the fill of its box."""
+    state, fill = page.evaluate(
+        "(id) => { const g = document.querySelector(`svg [data-step='${id}']`);"
+        " return [g.dataset.state, getComputedStyle(g.querySelector('rect')).fill]; }",
+        step,
+    )
+    return str(state), str(fill)
+
+
+def test_a_step_that_fails_then_succeeds_turns_orange_while_retried_then_green(
+    tmp_path: Path, browser_context: Any
+) -> None:
+    root = write_domains(tmp_path, sizes=(1,), bindings=FLAKY)
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
     with ServerThread(app) as server:
-        page.goto(server.url + "/plan?domain=pcr&problem=problem-96x1")
-        page.wait_for_selector("body[data-rendered]", timeout=120_000)
-        steps = int(page.locator("body").get_attribute("data-rendered") or 0)
-        timing = page.evaluate(
-            "() => ({fetch_ms: +document.body.dataset.fetchMs,"
-            " draw_ms: +document.body.dataset.drawMs,"
-            " since_navigation_ms: +document.body.dataset.renderedAt})"
-        )
-        assert page.locator("svg [data-step]").count() == steps
-        assert page.locator("#tree details").count() > 0  # the HTN decomposition
-        page.screenshot(path=str(ARTIFACTS / "pcr-96x1-plan.png"))
-    ARTIFACTS.mkdir(exist_ok=True)
-    result = {"plan": "lab pcr 96 samples 1 channel", "steps": steps, **timing}
-    (ARTIFACTS / "pcr-96x1-render.json").write_text(json.dumps(result, indent=2))
-    print(f"\nDAG render of {steps} steps: {json.dumps(timing)}")
-    assert steps >= 600
+        page = _run_watched(browser_context, server.url)
+        seen = page.evaluate("() => window.__seen")
+        assert page.locator("body").get_attribute("data-status") == "succeeded"
+        s1 = [(c["from"], c["to"]) for c in seen if c["step"] == "s1"]
+        assert s1[0] == ("pending", "running")
+        assert ("running", "retried") in s1  # after the first failure, live over SSE
+        assert s1[-1] == ("retried", "done")  # the third attempt succeeded
+        assert {c["fill"] for c in seen if c["step"] == "s1" and c["to"] == "retried"} == {ORANGE}
+        assert _node(page, "s1") == ("done", GREEN)
+        assert _node(page, "s2") == ("done", GREEN)
+        page.locator("[data-step='s1']").click()
+        assert "transient failure" in page.locator("#detail").inner_text()
+        page.screenshot(path=str(ARTIFACTS / "run-retried.png"))
+
+
+def test_a_failed_step_turns_red_and_the_replaced_rest_violet_when_replanned(
+    tmp_path: Path, browser_context: Any
+) -> None:
+    root = write_domains(tmp_path, sizes=(1,), bindings=FAILING_WITH_ALTERNATIVE)
+    (root / "docs" / "domain.yaml").write_text(DOMAIN + ALTERNATIVE)
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    with ServerThread(app) as server:
+        page = _run_watched(browser_context, server.url)
+        assert page.locator("body").get_attribute("data-status") == "succeeded"
+        seen = page.evaluate("() => window.__seen")
+        assert {c["fill"] for c in seen if c["step"] == "s1" and c["to"] == "failed"} == {RED}
+        assert _node(page, "s1") == ("failed", RED)
+        assert _node(page, "s2") == ("replanned", VIOLET)  # index(d0) of the first plan
+        nodes = page.locator("svg [data-step]")
+        assert nodes.count() == 4  # the new steps are added to the graph
+        added = [nodes.nth(i).get_attribute("data-step") for i in range(2, 4)]
+        assert [_node(page, s) for s in added] == [("done", GREEN)] * 2
+        assert "summarise_alt(d0)" in page.locator("#graph").inner_text()
+        assert page.locator("#bar-label").inner_text() == "2 / 3 done"  # the failed one counts
+        page.screenshot(path=str(ARTIFACTS / "run-replanned.png"))

@@ -31,7 +31,10 @@ def serve_command(
         Path | None, typer.Option("--bindings", "-b", help="Default bindings YAML file.")
     ] = None,
     domains: Annotated[
-        Path | None, typer.Option("--domains", help="A folder with a folder per domain.")
+        Path | None,
+        typer.Option(
+            "--domains", help="A folder with a folder per domain (default: the shipped ones)."
+        ),
     ] = None,
     token: Annotated[
         str | None,

@@ -4,7 +4,7 @@ cancel, report) and each run's events as server-sent events."""
 from __future__ import annotations
 
 import hmac
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import StreamingResponse
@@ -51,12 +51,14 @@ class DomainOut(BaseModel):
     domain_file: str
     problems: list[str]
     runnable: bool
+    kind: Literal["file", "gtpyhop"]
 
 
 class PlanOut(BaseModel):
     plan_hash: str
     steps: int
     plan: dict[str, Any]
+    runnable: bool
 
 
 class CheckOut(BaseModel):
@@ -106,9 +108,15 @@ async def list_domains(ctl: Ctl) -> list[dict[str, object]]:
 
 @api_router.post("/plan", response_model=PlanOut, tags=["plans"])
 async def plan(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
-    """Plan a problem (no servers are started): the plan JSON and its hash."""
+    """Plan a problem (no servers are started): the plan JSON, its hash, and whether the
+    domain can be run from here."""
     result = await ctl.plan(body.domain, body.problem)
-    return {"plan_hash": result.hash, "steps": len(result.steps), "plan": result.to_dict()}
+    return {
+        "plan_hash": result.hash,
+        "steps": len(result.steps),
+        "plan": result.to_dict(),
+        "runnable": ctl.entry(body.domain).runnable,
+    }
 
 
 @api_router.post("/check", response_model=CheckOut, tags=["plans"])

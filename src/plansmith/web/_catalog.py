@@ -1,19 +1,25 @@
-"""The domains a web app offers: the folders of ``--domains DIR``.
+"""The domains a web app offers: the folders of ``--domains DIR`` (without it, the
+domains plansmith ships, as ``plansmith mcp`` offers them).
 
 A folder is a domain when it holds ``domain.yaml`` (or ``.yml``, ``.json``, ``.pddl``).
 Its problems are the other YAML, JSON and PDDL files whose names start with
 ``problem``, and the files in its ``problems/`` folder. A folder's own ``servers.json``
 and ``bindings.yaml`` win over the ``--servers`` and ``--bindings`` files.
+
+A folder with ``domain.py`` and ``problems.py`` (and no domain file) is a GTPyhop
+domain: its problems are the names of ``get_problems()`` (listed by
+:mod:`plansmith.web._gtpyhop`); it can be planned and looked at, not run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from plansmith.errors import InputError
 
-__all__ = ["DomainEntry", "find_domains", "find_domain", "problem_file"]
+__all__ = ["DomainEntry", "find_domains", "domain_entries", "find_domain", "problem_file"]
 
 _DOMAIN_NAMES = ("domain.yaml", "domain.yml", "domain.json", "domain.pddl")
 _PROBLEM_SUFFIXES = (".yaml", ".yml", ".json", ".pddl")
@@ -29,14 +35,25 @@ class DomainEntry:
     problems: tuple[tuple[str, Path], ...]
     servers: Path | None
     bindings: Path | None
+    #: A GTPyhop folder (``domain.py`` + ``problems.py``): planned, never run.
+    gtpyhop: bool = False
+
+    @property
+    def runnable(self) -> bool:
+        return not self.gtpyhop and self.servers is not None and self.bindings is not None
 
     def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name,
             "domain_file": self.domain.name,
             "problems": [name for name, _ in self.problems],
-            "runnable": self.servers is not None and self.bindings is not None,
+            "runnable": self.runnable,
+            "kind": "gtpyhop" if self.gtpyhop else "file",
         }
+
+
+#: The problem names of a GTPyhop folder (given by the caller: listing them runs its code).
+GtpyhopProblems = Callable[[Path], tuple[str, ...]]
 
 
 def _problems(folder: Path) -> tuple[tuple[str, Path], ...]:
@@ -50,10 +67,19 @@ def _problems(folder: Path) -> tuple[tuple[str, Path], ...]:
     return tuple(sorted(found.items()))
 
 
-def _entry(folder: Path, servers: Path | None, bindings: Path | None) -> DomainEntry | None:
+def _gtpyhop_entry(folder: Path, names: GtpyhopProblems | None) -> DomainEntry | None:
+    if names is None or not all((folder / f).is_file() for f in ("domain.py", "problems.py")):
+        return None
+    problems = tuple((name, folder / "problems.py") for name in names(folder))
+    return DomainEntry(folder.name, folder, folder / "domain.py", problems, None, None, True)
+
+
+def _entry(
+    folder: Path, servers: Path | None, bindings: Path | None, gtpyhop: GtpyhopProblems | None
+) -> DomainEntry | None:
     domain = next((folder / n for n in _DOMAIN_NAMES if (folder / n).is_file()), None)
     if domain is None:
-        return None
+        return _gtpyhop_entry(folder, gtpyhop)
     own_servers = folder / "servers.json"
     own_bindings = folder / "bindings.yaml"
     return DomainEntry(
@@ -67,13 +93,29 @@ def _entry(folder: Path, servers: Path | None, bindings: Path | None) -> DomainE
 
 
 def find_domains(
-    root: Path | None, servers: Path | None = None, bindings: Path | None = None
+    root: Path | None,
+    servers: Path | None = None,
+    bindings: Path | None = None,
+    gtpyhop: GtpyhopProblems | None = None,
 ) -> list[DomainEntry]:
-    """The domain folders under ``root`` (``root`` itself too), sorted by name."""
+    """The domain folders under ``root`` (``root`` itself too), sorted by name.
+
+    GTPyhop folders are domains only when ``gtpyhop`` (which lists their problems) is given.
+    """
     if root is None or not root.is_dir():
         return []
     folders = [root, *sorted(p for p in root.iterdir() if p.is_dir())]
-    entries = [_entry(f, servers, bindings) for f in folders]
+    return domain_entries(folders, servers, bindings, gtpyhop)
+
+
+def domain_entries(
+    folders: Iterable[Path],
+    servers: Path | None = None,
+    bindings: Path | None = None,
+    gtpyhop: GtpyhopProblems | None = None,
+) -> list[DomainEntry]:
+    """The domains among ``folders``, in their order (folders that are none are skipped)."""
+    entries = [_entry(f, servers, bindings, gtpyhop) for f in folders]
     return [e for e in entries if e is not None]
 
 

@@ -18,6 +18,7 @@ import anyio
 
 from plansmith.binding import BoundPlan
 from plansmith.engine import Engine, RunInputs, load_problem_files, make_plan
+from plansmith.engine_service import shipped_domain_dirs
 from plansmith.errors import ApprovalRequiredError, ExecutionError, InputError, PlansmithError
 from plansmith.execution import (
     ApprovalPolicy,
@@ -27,8 +28,15 @@ from plansmith.execution import (
     RunStarted,
 )
 from plansmith.model import Plan
-from plansmith.web._catalog import DomainEntry, find_domain, find_domains, problem_file
+from plansmith.web._catalog import (
+    DomainEntry,
+    domain_entries,
+    find_domain,
+    find_domains,
+    problem_file,
+)
 from plansmith.web._feed import Feed
+from plansmith.web._gtpyhop import gtpyhop_problem_names, plan_gtpyhop
 from plansmith.web._settings import WebSettings
 from plansmith.web._views import RunView, fold_view
 
@@ -61,8 +69,11 @@ class Controller:
     # -- domains and plans ----------------------------------------------------------------
 
     def domains(self) -> list[DomainEntry]:
+        """The domains of ``--domains`` (GTPyhop folders too); without it, the shipped ones."""
         s = self.settings
-        return find_domains(s.domains, s.servers, s.bindings)
+        if s.domains is None:
+            return domain_entries(shipped_domain_dirs(), s.servers, s.bindings)
+        return find_domains(s.domains, s.servers, s.bindings, gtpyhop_problem_names)
 
     def entry(self, domain: str) -> DomainEntry:
         entry = find_domain(self.domains(), domain)
@@ -73,6 +84,11 @@ class Controller:
     def inputs(self, domain: str, problem: str) -> RunInputs:
         entry = self.entry(domain)
         path = problem_file(entry, problem)
+        if entry.gtpyhop:
+            raise InputError(
+                f"domain {domain!r} is a GTPyhop folder: it can be planned, not run",
+                hint="look at its plan with POST /api/plan (or the plan page)",
+            )
         if entry.servers is None or entry.bindings is None:
             raise InputError(
                 f"domain {domain!r} has no servers.json or bindings.yaml",
@@ -84,6 +100,8 @@ class Controller:
         """Plan ``problem`` of ``domain`` (in a worker thread: planning is CPU work)."""
         entry = self.entry(domain)
         path = problem_file(entry, problem)
+        if entry.gtpyhop:
+            return await anyio.to_thread.run_sync(lambda: plan_gtpyhop(entry.folder, problem))
         return await anyio.to_thread.run_sync(
             lambda: make_plan(load_problem_files(entry.domain, path))
         )

@@ -16,7 +16,9 @@
   box.replaceChildren(...domains.map((d) => {
     const card = PS.el("div", { class: "domain" },
       PS.el("h2", {}, d.name), PS.el("div", { class: "mono" }, d.domain_file));
-    if (!d.runnable) card.append(PS.el("p", {}, "no servers.json or bindings.yaml: plans only"));
+    if (!d.runnable)
+      card.append(PS.el("p", {}, d.kind === "gtpyhop" ? "GTPyhop folder: plans only"
+                                                    : "no servers.json or bindings.yaml: plans only"));
     for (const p of d.problems) {
       const q = new URLSearchParams({ domain: d.name, problem: p });
       const run = PS.el("button", { class: "primary", disabled: !d.runnable }, "create run");

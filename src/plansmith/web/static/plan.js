@@ -5,7 +5,7 @@
   const body = document.body.dataset;
   const $ = (id) => document.getElementById(id);
   const t0 = performance.now();
-  let steps, plan, hash, status = null;
+  let steps, plan, hash, status = null, runnable = false;
   try {
     if (body.runId) {
       const run = await PS.api(`/api/runs/${body.runId}`);
@@ -15,7 +15,7 @@
     } else {
       const out = await PS.api("/api/plan", { method: "POST",
                                 body: { domain: body.domain, problem: body.problem } });
-      plan = out.plan; hash = out.plan_hash;
+      plan = out.plan; hash = out.plan_hash; runnable = out.runnable;
       steps = plan.steps.map((s) => Object.assign({}, s, { state: "pending" }));
       $("title").textContent = `plan: ${body.domain} / ${body.problem}`;
     }
@@ -58,6 +58,10 @@
     });
   } else {
     $("approve").hidden = true;
+    if (!runnable) {
+      PS.message("plans only: this domain cannot run from here (a GTPyhop folder, or no servers.json and bindings.yaml)", true);
+      return;
+    }
     const create = $("create");
     create.hidden = false;
     create.addEventListener("click", async () => {

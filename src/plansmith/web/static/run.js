@@ -88,11 +88,27 @@
     box.replaceChildren(root);
   }
 
-  let received = 0;
-  function onEvent(e) {
+  // While the run is reloaded (after a replan) events wait, and then those the reloaded
+  // run does not hold yet (seq after its last_seq) are applied in order.
+  let received = 0, reloading = false;
+  const waiting = [];
+  function receive(e) {
     document.body.dataset.sseEvents = String(++received);
     if (e.type === "StepSucceeded")
       document.body.dataset.sseDone = String(Number(document.body.dataset.sseDone || 0) + 1);
+    if (reloading) waiting.push(e);
+    else onEvent(e);
+  }
+
+  function reload() {
+    reloading = true;
+    load().then((seq) => {
+      reloading = false;
+      for (const e of waiting.splice(0)) if (e.seq > seq) onEvent(e);
+    }).catch((err) => { reloading = false; PS.message(err.message); });
+  }
+
+  function onEvent(e) {
     const t = PS.when(e.time);
     if (t) latest = Math.max(latest, t);
     const s = e.step ? steps.get(e.step) : null;
@@ -114,7 +130,7 @@
     }
     if (e.type === "PlanApproved" && run.status !== "running") run.status = "running";
     if (e.type === "Replanned" || e.type === "PlanReady") {
-      load().catch((err) => PS.message(err.message));
+      reload();
       return;
     }
     if (e.type === "RunFinished") {
@@ -135,7 +151,7 @@
     if (!["succeeded", "failed", "cancelled"].includes(run.status)) {
       source = PS.events(`/api/runs/${runId}/events`, after);
       for (const type of types)
-        source.addEventListener(type, (m) => onEvent(JSON.parse(m.data)));
+        source.addEventListener(type, (m) => receive(JSON.parse(m.data)));
       source.onerror = () => { $("status-line").textContent = "reconnecting…"; };
       source.onopen = () => { $("status-line").textContent = "live"; };
     }
