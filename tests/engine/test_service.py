@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "servers"))
@@ -312,3 +313,156 @@ async def test_the_report_counts_retries_and_names_the_failures(
     assert data["failures"] == [{"step": "s2", "error": "tool_error: no index"}]
     assert "- s2: tool_error: no index" in report["markdown"]
     assert "retries: 1" in report["markdown"]
+
+
+REPLAN_ACTIONS = """\
+  copy:
+    parameters: {d: document}
+    precondition: [summarised(d)]
+    effect: [copied(d)]
+    tier: read
+  index_copy:
+    parameters: {d: document}
+    precondition: [copied(d)]
+    effect: [indexed(d)]
+    tier: write
+"""
+
+REPLAN_BINDINGS = """\
+bindings:
+  summarise:
+    server: counter
+    tool: work
+    arguments: {name: "${d}"}
+    outputs: {done: "$.structured.done"}
+  index:
+    server: counter
+    tool: fail
+    arguments: {message: "the index is down"}
+  copy:
+    server: counter
+    tool: work
+    arguments: {name: "${summarise(d).done}copy"}
+    outputs: {done: "$.structured.done"}
+  index_copy:
+    server: counter
+    tool: echo
+    arguments: {x: "${copy(d).done}"}
+    outputs: {value: "$.structured.value"}
+"""
+
+
+def _replan_domain(service: Any, root: Path) -> None:
+    """``index`` fails (not retryable); ``copy`` then ``index_copy`` also reach indexed(d)."""
+    from plansmith.engine_service import load_folders
+
+    folder = root / "domains" / "docs"
+    text = (folder / "domain.yaml").read_text()
+    text = text.replace(
+        "  archived: [document]\n", "  archived: [document]\n  copied: [document]\n"
+    )
+    text = text.replace("tasks:\n", REPLAN_ACTIONS + "tasks:\n", 1)
+    (folder / "domain.yaml").write_text(text)
+    (folder / "bindings.yaml").write_text(REPLAN_BINDINGS)
+    service.folders = load_folders([root / "domains"])
+
+
+async def test_the_report_shows_the_failure_the_replan_and_the_new_steps(
+    counter_url: str, tmp_path: Path
+) -> None:
+    service = fh.make_service(tmp_path, url=counter_url)
+    _replan_domain(service, tmp_path)
+    async with _client(service) as client:
+        plan, run_id = await fh.plan_approve_run(client, goal=["indexed(d1)"])
+        status = await fh.poll(client, run_id)
+        report = await fh.call(client, "get_run_report", {"run_id": run_id})
+    data, markdown = report["report"], report["markdown"]
+    assert [(s["id"], s["action"]) for s in plan["steps"]] == [("s1", "summarise"), ("s2", "index")]
+    assert (status["state"], status["replans"], status["failures"]) == ("succeeded", 1, ["s2"])
+    steps = {s["step"]: (s["action"], s["tool"], s["outcome"]) for s in data["steps"]}
+    assert steps == {
+        "s1": ("summarise", "work", "succeeded"),
+        "s2": ("index", "fail", "failed"),
+        "r1.s1": ("copy", "work", "succeeded"),
+        "r1.s2": ("index_copy", "echo", "succeeded"),
+    }
+    assert data["failures"] == [{"step": "s2", "error": "tool_error: the index is down"}]
+    assert len(data["replans"]) == 1
+    assert data["replans"][0]["failed"] == ["s2"]
+    assert data["replans"][0]["plan_hash"] not in ("", plan["plan_hash"])
+    outputs = {o["from"]: o["value"] for o in data["outputs"]}
+    assert outputs == {"s1.done": "d1!", "r1.s1.done": "d1!copy!", "r1.s2.value": "d1!copy!"}
+    assert data["servers"] == {"counter": 4}
+    assert "| s2 | index(d1) | fail | counter |" in markdown
+    assert "| failed |" in markdown
+    assert "| r1.s2 | index_copy(d1) | echo | counter |" in markdown
+    assert "- s2: tool_error: the index is down" in markdown
+    assert "retries: 0; replans: 1" in markdown
+    assert f"  - replan after s2: {data['replans'][0]['reason']}" in markdown
+    assert '- `r1.s1.done` = "d1!copy!"' in markdown
+    assert '- `r1.s2.value` = "d1!copy!"' in markdown
+    new_steps = ["r1.s1 copy(d1)", "r1.s2 index_copy(d1)"]
+    assert data["replans"][0]["new_steps"] == new_steps
+    assert f"    new plan `{data['replans'][0]['plan_hash']}`: {'; '.join(new_steps)}" in markdown
+
+
+def _ends(service: Any, run_id: str) -> list[tuple[str, str, str | None]]:
+    from plansmith.execution import RunCancelled, RunFinished
+
+    return [
+        (type(e).__name__, getattr(e, "state", ""), e.reason)
+        for e in service.engine.log.events(run_id)
+        if isinstance(e, RunCancelled | RunFinished)
+    ]
+
+
+async def test_the_face_cancels_its_runs_when_the_client_leaves(
+    counter_url: str, tmp_path: Path
+) -> None:
+    from mcp import Client
+
+    from plansmith.servers import build_face_server
+
+    service = fh.make_service(tmp_path, url=counter_url)
+    face = build_face_server(service, env={}, on_exit=service.aclose)
+    async with Client(face) as client:
+        _, run_id = await fh.plan_approve_run(client, goal=["archived(d1)"])  # sleeps 600 s
+        while (await fh.call(client, "get_run_status", {"run_id": run_id}))["done"] < 2:
+            await anyio.sleep(0.02)
+    status = service.get_run_status(run_id, owner="local")
+    ends = _ends(service, run_id)
+    assert (status.state, status.error) == ("cancelled", "cancelled: the MCP server shut down")
+    assert [(name, state) for name, state, _ in ends] == [
+        ("RunCancelled", ""), ("RunFinished", "cancelled")
+    ]  # fmt: skip
+    assert all(reason for _, _, reason in ends)
+
+
+async def test_a_run_still_starting_is_recorded_cancelled_with_the_shutdown_reason(
+    tmp_path: Path,
+) -> None:
+    from plansmith.execution import Emitter, RunCreated
+
+    service = fh.make_service(tmp_path)
+    started = anyio.Event()
+
+    async def starts_forever(inputs: Any, *, run_id: str, **kwargs: Any) -> Any:
+        service.engine.log.create_run(run_id, "2026-01-01T00:00:00Z", dict(inputs.to_dict()))
+        Emitter(service.engine.log, run_id).emit(RunCreated(run_id=run_id))
+        started.set()
+        await anyio.sleep_forever()  # its tool servers never come up
+
+    service.engine.run = starts_forever
+    plan = await service.make_plan("docs", goal=["summarised(d1)"])
+    run = service.start_run(plan.plan_hash)
+    await started.wait()
+    never = service.start_run(plan.plan_hash)  # cancelled before its task ever ran
+    await service.aclose()
+    assert _ends(service, run.run_id) == [
+        ("RunCancelled", "", "the MCP server shut down"),
+        ("RunFinished", "cancelled", "the MCP server shut down"),
+    ]
+    assert service.get_run_status(run.run_id).state == "cancelled"
+    assert service.get_run_status(never.run_id).state == "cancelled"
+    assert service.get_run_status(never.run_id).error == "cancelled: the MCP server shut down"
+    assert service.get_run_report(run.run_id).report["reason"] == "the MCP server shut down"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -97,3 +98,114 @@ async def test_http_client_plans_approves_runs_and_reports(tmp_path: Path) -> No
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def _until(check: Any, client: Any, run_id: str) -> dict[str, Any]:
+    """Poll the run's status until ``check(status)`` holds (the run must not end first)."""
+    with anyio.fail_after(120):
+        while True:
+            status = await fh.call(client, "get_run_status", {"run_id": run_id})
+            if check(status):
+                return status
+            assert status["state"] not in fh.TERMINAL, status
+            await anyio.sleep(0.02)
+
+
+def _stdio(tmp: Path, errlog: Any) -> Any:
+    from mcp import StdioServerParameters, stdio_client
+
+    env = {"PYTHONPATH": os.pathsep.join(sys.path), "PLANSMITH_LLM_BASE_URL": ""}
+    params = StdioServerParameters(command=sys.executable, args=_args(tmp), env=env)
+    return stdio_client(params, errlog=errlog)
+
+
+def _set_server(tmp: Path, server: dict[str, Any]) -> None:
+    (tmp / "domains" / "docs" / "servers.json").write_text(
+        json.dumps({"mcpServers": {"counter": server}})
+    )
+
+
+def _finish(tmp: Path, run_id: str) -> tuple[list[str], list[tuple[str, str | None]]]:
+    """The run's cancel reasons and (state, reason) of its ends, from the run log."""
+    from plansmith.execution import RunCancelled, RunFinished, SqliteRunLog
+
+    log = SqliteRunLog(tmp / "home" / "runs.db")
+    try:
+        events = log.events(run_id)
+    finally:
+        log.close()
+    cancels = [e.reason for e in events if isinstance(e, RunCancelled)]
+    ends = [(e.state, e.reason) for e in events if isinstance(e, RunFinished)]
+    return cancels, ends
+
+
+async def test_closing_the_stdio_client_cancels_a_running_step_and_stops_its_tool_server(
+    tmp_path: Path,
+) -> None:
+    from mcp import Client
+
+    errlog = (tmp_path / "stderr.log").open("w")
+    stdio = _stdio(tmp_path, errlog)  # writes the docs domain (a stdio counter server)
+    pid_file = tmp_path / "counter.pid"
+    _set_server(
+        tmp_path,
+        {"command": sys.executable, "args": [str(fh.COUNTER)],
+         "env": {"COUNTER_PID_FILE": str(pid_file)}},
+    )  # fmt: skip
+    with anyio.fail_after(180), errlog:
+        async with Client(stdio, read_timeout_seconds=120) as client:
+            _, run_id = await fh.plan_approve_run(client, goal=["archived(d1)"])  # sleeps 600 s
+            status = await _until(lambda s: s["done"] == 2 and s["in_flight"], client, run_id)
+            counter = int(pid_file.read_text())  # the run's own tool server
+            assert _alive(counter)
+    cancels, ends = _finish(tmp_path, run_id)
+    assert status["in_flight"] == ["s3"]
+    assert len(cancels) == 1
+    assert cancels[0]  # the cancel is recorded, with its reason
+    assert ends == [("cancelled", cancels[0])]
+    assert not _alive(counter)
+
+
+async def test_stopping_the_http_server_cancels_its_runs_and_stops_their_tool_servers(
+    tmp_path: Path,
+) -> None:
+    from mcp import Client
+
+    port = _free_port()
+    fh.write_domain(tmp_path / "domains")
+    pid_file = tmp_path / "counter.pid"
+    _set_server(
+        tmp_path,
+        {"command": sys.executable, "args": [str(fh.COUNTER)],
+         "env": {"COUNTER_PID_FILE": str(pid_file)}},
+    )  # fmt: skip
+    config = tmp_path / "plansmith.yaml"
+    config.write_text(f"domains: [domains]\nhome: {tmp_path / 'home'}\n")
+    args = ["-c", MAIN, "mcp", "--config", str(config), "--transport", "http", "--port", str(port)]
+    proc = subprocess.Popen([sys.executable, *args], stderr=subprocess.DEVNULL)
+    try:
+        await _wait_for_port(port, proc)
+        with anyio.fail_after(180):
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as client:
+                _, run_id = await fh.plan_approve_run(client, goal=["archived(d1)"])
+                await _until(lambda s: s["done"] == 2 and s["in_flight"], client, run_id)
+                counter = int(pid_file.read_text())
+        proc.terminate()  # SIGTERM: uvicorn shuts down, the lifespan cancels the run
+        proc.wait(timeout=60)  # (uvicorn raises the signal again once it has shut down)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    cancels, ends = _finish(tmp_path, run_id)
+    assert len(cancels) == 1
+    assert ends == [("cancelled", cancels[0])]
+    assert not _alive(counter)

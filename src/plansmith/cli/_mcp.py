@@ -121,7 +121,13 @@ def mcp_command(
         research = ResearchService(
             engine, sources, excludes=excludes_for(sources), share_runs=service.runs.share_runs
         )
-    server = build_face_server(service, research=research)
+
+    async def on_exit() -> None:  # the client left or the server stops: cancel what runs
+        await service.aclose()
+        if research is not None:
+            await research.aclose()
+
+    server = build_face_server(service, research=research, on_exit=on_exit)
     try:
         if transport == "http":
             server.run("streamable-http", host=host, port=port)

@@ -68,6 +68,18 @@ def _step_rows(events: Sequence[Event], log: RunLog) -> list[dict[str, Any]]:
     return list(rows.values())
 
 
+def _new_steps(bound: Mapping[str, Any]) -> list[str]:
+    """The steps a replan put in force, as ``ID action(args)``."""
+    steps = bound.get("steps")
+    if not isinstance(steps, list):
+        return []
+    return [
+        f"{s.get('id')} {s.get('action')}({', '.join(map(str, s.get('args') or []))})"
+        for s in steps
+        if isinstance(s, dict)
+    ]
+
+
 def build_report(
     run_id: str, events: Sequence[Event], log: RunLog, asked: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -77,7 +89,12 @@ def build_report(
     finished = next((e for e in events if isinstance(e, RunFinished)), None)
     steps = _step_rows(events, log)
     replans = [
-        {"failed": list(e.failed), "reason": e.reason, "plan_hash": e.plan_hash}
+        {
+            "failed": list(e.failed),
+            "reason": e.reason,
+            "plan_hash": e.plan_hash,
+            "new_steps": _new_steps(e.bound),
+        }
         for e in events
         if isinstance(e, Replanned)
     ]
@@ -138,9 +155,9 @@ def report_markdown(report: Mapping[str, Any]) -> str:
     lines += ["", "## Failures, retries and replans", ""]
     lines += [f"- {f['step']}: {f['error']}" for f in report["failures"]]
     lines.append(f"- retries: {report['retries']}; replans: {len(report['replans'])}")
-    lines += [
-        f"  - replan after {', '.join(r['failed'])}: {r['reason']}" for r in report["replans"]
-    ]
+    for r in report["replans"]:
+        lines.append(f"  - replan after {', '.join(r['failed'])}: {r['reason']}")
+        lines.append(f"    new plan `{r['plan_hash']}`: {'; '.join(r['new_steps']) or 'no steps'}")
     lines += ["", "## Servers", ""]
     lines += [f"- {name}: {n} step(s)" for name, n in report["servers"].items()] or ["- none"]
     return "\n".join(lines) + "\n"

@@ -2,6 +2,11 @@
 
 A run is started only on the exact plan that was approved: if the engine plans a
 different hash from the stored problem, the run is stopped before any step runs.
+
+A run the service cancels (``cancel_run``, or the server shutting down) ends
+``cancelled`` in its log: the runner records it when its steps had begun; when the
+run was still starting (its tool servers coming up), the book records it with the
+service's reason.
 """
 
 from __future__ import annotations
@@ -19,7 +24,14 @@ from plansmith.errors import (
     PlansmithError,
     RunNotFoundError,
 )
-from plansmith.execution import ApprovalPolicy, Event, PlanReady
+from plansmith.execution import (
+    ApprovalPolicy,
+    Emitter,
+    Event,
+    PlanReady,
+    RunCancelled,
+    RunFinished,
+)
 from plansmith.servers import RunHandle, RunList, RunReport, RunStatus
 
 __all__ = ["RunBook"]
@@ -84,7 +96,9 @@ class RunBook:
         except PlansmithError as error:
             record.error = f"{type(error).__name__}: {error}"
         except asyncio.CancelledError:
-            record.error = "cancelled"
+            record.cancel_reason = record.cancel_reason or "the run was interrupted"
+            record.error = f"cancelled: {record.cancel_reason}"
+            self._finish_cancelled(record)
         except Exception as error:  # the run engine died: say so in the status
             record.error = f"InternalError: the run engine stopped: {type(error).__name__}: {error}"
 
@@ -113,24 +127,46 @@ class RunBook:
             report["reason"] = record.error
         return RunReport(run_id, report_markdown(report), report)
 
-    async def cancel(self, run_id: str, owner: str) -> RunStatus:
+    def _finish_cancelled(self, record: RunRecord) -> None:
+        """Record the cancel in the log if the runner did not (it had not started yet)."""
+        try:
+            events = self.engine.log.events(record.run_id)
+        except RunNotFoundError:  # cancelled before the run was created: nothing to close
+            return
+        if not events or any(isinstance(e, RunFinished) for e in events):
+            return
+        reason = record.cancel_reason or "cancelled"
+        emitter = Emitter(self.engine.log, record.run_id, last_seq=events[-1].seq)
+        emitter.emit(RunCancelled(run_id=record.run_id, reason=reason))
+        emitter.emit(RunFinished(run_id=record.run_id, state="cancelled", reason=reason))
+
+    async def _stop(self, records: list[RunRecord], reason: str) -> None:
+        tasks: set[asyncio.Task[None]] = set()
+        for record in records:
+            if record.task is not None and not record.task.done():
+                record.cancel_reason = reason
+                record.task.cancel()
+                tasks.add(record.task)
+        if tasks:
+            await asyncio.wait(tasks)
+        for record in records:
+            if record.task is not None and record.task in tasks and record.task.cancelled():
+                # cancelled before its first await: _execute never ran
+                record.error = f"cancelled: {reason}"
+                self._finish_cancelled(record)
+
+    async def cancel(
+        self, run_id: str, owner: str, reason: str = "cancelled by the client"
+    ) -> RunStatus:
         record = self.record(run_id, owner)
-        task = record.task
-        if task is not None and not task.done():
-            task.cancel()
-            await asyncio.wait({task})
-            if task.cancelled() and record.error is None:  # cancelled before it began
-                record.error = "cancelled"
+        await self._stop([record], reason)
         return run_status(record, self.engine.log)
 
     def list(self, owner: str) -> RunList:
         mine = [r for r in self._runs.values() if self.share_runs or r.owner == owner]
         return RunList(tuple(run_status(r, self.engine.log) for r in reversed(mine)))
 
-    async def aclose(self) -> None:
-        """Cancel the runs in flight and wait for them (their logs record the cancel)."""
-        tasks = {r.task for r in self._runs.values() if r.task is not None and not r.task.done()}
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks)
+    async def aclose(self, reason: str = "the MCP server shut down") -> None:
+        """Cancel the runs in flight and wait for them: their tool servers are stopped
+        and their logs record the cancel."""
+        await self._stop(list(self._runs.values()), reason)

@@ -21,6 +21,7 @@ class RunRecord:
     asked: dict[str, Any] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
     error: str | None = None
+    cancel_reason: str | None = None  # set when the service cancels the run
 
 
 def run_status(record: RunRecord, log: RunLog) -> RunStatus:
@@ -33,7 +34,7 @@ def run_status(record: RunRecord, log: RunLog) -> RunStatus:
     if state is None:
         name = "starting"
         if task_done and record.error:
-            name = "cancelled" if record.error == "cancelled" else "failed"
+            name = "cancelled" if record.cancel_reason is not None else "failed"
         return RunStatus(record.run_id, record.plan_hash, name, 0, 0, 0.0, error=record.error)
     live = {k: v for k, v in state.states.items() if v is not StepState.DROPPED}
     done = sum(1 for v in live.values() if v is StepState.SUCCEEDED)
@@ -41,7 +42,7 @@ def run_status(record: RunRecord, log: RunLog) -> RunStatus:
     if state.finished is not None:
         name = state.finished
     elif task_done:
-        name = "cancelled" if record.error == "cancelled" else "failed"
+        name = "cancelled" if record.cancel_reason is not None else "failed"
     else:
         name = "running"
     return RunStatus(

@@ -246,6 +246,7 @@ class EngineService:
     def list_runs(self, *, owner: str = "") -> RunList:
         return self.runs.list(owner)
 
-    async def aclose(self) -> None:
-        """Cancel the runs in flight and wait for them (their logs record the cancel)."""
-        await self.runs.aclose()
+    async def aclose(self, reason: str = "the MCP server shut down") -> None:
+        """Cancel the runs in flight and wait for them (their logs record the cancel,
+        their tool servers are stopped)."""
+        await self.runs.aclose(reason)

@@ -7,12 +7,14 @@ error becomes a typed tool error (``ErrorType: message``, with its hint).
 
 # No `from __future__ import annotations`: the SDK evaluates the closures' annotations.
 
+import contextlib
 import dataclasses
 import json
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer, Resolve, Sample
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.types import CreateMessageResult
@@ -66,10 +68,16 @@ def build_face_server(
     env: Mapping[str, str] | None = None,
     log_level: LogLevel = "WARNING",
     research: ResearchService | None = None,
+    on_exit: Callable[[], Awaitable[None]] | None = None,
 ) -> MCPServer:
     """The MCP server; ``env`` configures the OpenAI-compatible translator (see _face_openai).
     With ``research``, it also serves start_research, get_research_status and
     get_research_report (see _face_research).
+
+    ``on_exit`` is awaited (shielded from cancellation) when the server's lifespan ends:
+    over stdio when the client closes the connection, over HTTP when the server shuts
+    down. ``plansmith mcp`` passes the service's ``aclose``, which cancels the runs
+    still in flight and waits for them to stop their tool servers.
 
     Raises ``InputError`` when that configuration is incomplete.
     """
@@ -80,6 +88,7 @@ def build_face_server(
         instructions="Plan first, then act: make_plan, approve_plan, start_run, "
         "get_run_status until done, get_run_report. See the prompt plan_and_run.",
         log_level=log_level,
+        lifespan=_lifespan(on_exit),
     )
 
     def info(domain: str) -> DomainInfo:
@@ -238,6 +247,21 @@ def build_face_server(
         add_research_tools(server, research)
     server.prompt(name="plan_and_run")(plan_and_run_prompt)
     return server
+
+
+def _lifespan(
+    on_exit: Callable[[], Awaitable[None]] | None,
+) -> Callable[[MCPServer], contextlib.AbstractAsyncContextManager[dict[str, Any]]]:
+    @contextlib.asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:
+            if on_exit is not None:
+                with anyio.CancelScope(shield=True):
+                    await on_exit()
+
+    return lifespan
 
 
 async def _now(value: T) -> T:
