@@ -61,6 +61,7 @@ from plansmith.model import (
     Problem,
     State,
     TaskCall,
+    Tier,
     TypedName,
 )
 
@@ -282,7 +283,12 @@ class Engine:
                 self._approve(emitter, bound, policy or ApprovalPolicy(), approve=approve)
                 state = fold(run_id, self.log.events(run_id))
                 runner = self._runner(
-                    state, emitter, McpInvoker(pool), ctx, max_parallel=max_parallel
+                    state,
+                    emitter,
+                    McpInvoker(pool),
+                    ctx,
+                    max_parallel=max_parallel,
+                    policy=policy or ApprovalPolicy(),
                 )
                 return await runner.run()
 
@@ -317,7 +323,10 @@ class Engine:
         *,
         max_parallel: int,
         replan: ReplanFn | None = None,
+        policy: ApprovalPolicy | None = None,
     ) -> Runner:
+        """The runner for ``state``; a replan may use the tiers of the approved plan and
+        those that ``policy`` (default: the default policy) lets run without a person."""
         if replan is None and ctx is not None and ctx.catalog is not None and ctx.plan:
             replan = ctx.replan_fn(ctx.catalog, ctx.plan)
         limits = {s.name: s.max_in_flight for s in ctx.config.servers} if ctx else None
@@ -331,6 +340,7 @@ class Engine:
             env=os.environ,
             run_dir=str(self.run_dir(state.run_id)),
             emitter=emitter,
+            unattended_tiers=frozenset(Tier) - (policy or ApprovalPolicy()).needs_person,
         )
 
     async def resume(
@@ -386,8 +396,14 @@ class Engine:
         if state.bound is None:
             raise ExecutionError(f"run {run_id} has no plan to replay")
         invoker = ReplayInvoker(self.log, events)
-        runner = self._runner(
-            state, emitter, invoker, None, max_parallel=8, replan=replay_replan(events)
+        runner = self._runner(  # offline: the recorded replans, whatever their tiers
+            state,
+            emitter,
+            invoker,
+            None,
+            max_parallel=8,
+            replan=replay_replan(events),
+            policy=ApprovalPolicy(frozenset()),
         )
         await runner.run()
         return memory.events(run_id)

@@ -114,6 +114,31 @@ async def test_failed_action_is_replanned_with_another_action(tmp_path: Path) ->
     engine.close()
 
 
+async def test_replan_needing_a_tier_the_approval_did_not_cover_stops_the_run(
+    tmp_path: Path,
+) -> None:
+    failing = eh.BINDINGS.replace(
+        '    tool: work\n    arguments: {name: "${d}"}',
+        '    tool: fail\n    arguments: {message: "down"}',
+        1,
+    )
+    failing = failing.replace('"${summarise(d).done}"', '"${d}"')
+    failing = failing.replace(
+        '    arguments: {name: "alt-${d}"}\n',
+        '    arguments: {name: "alt-${d}"}\n    tier: execute\n',
+    )
+    inputs = eh.write_inputs(tmp_path, n=1, bindings=failing)
+    engine = Engine(tmp_path / "home")
+    with anyio.fail_after(60):
+        outcome = await engine.run(inputs, approve=True)
+    assert outcome.state == "failed"
+    assert "needs tier(s) execute" in (outcome.reason or "")
+    events = engine.log.events(outcome.run_id)
+    assert "Replanned" not in [e.type for e in events]
+    assert not [e for e in events if getattr(e, "action", "") == "summarise_alt"]
+    engine.close()
+
+
 async def test_htn_run_replans_with_the_next_method(tmp_path: Path) -> None:
     failing = eh.BINDINGS.replace(
         '    tool: work\n    arguments: {name: "${d}"}',

@@ -156,3 +156,58 @@ def test_step_events_keep_argument_types_and_print_the_call() -> None:
     assert back == event
     assert [type(a) for a in back.args] == [str, int, float, type(None)]
     assert event.call == "a_mix(left, 3, 2.5, null)"
+
+
+@pytest.mark.parametrize("count", [1, 2, 200, 201, 450])
+def test_sqlite_flush_writes_every_appended_event_in_order(tmp_path: Path, count: int) -> None:
+    log = SqliteRunLog(tmp_path / "runs.db")
+    log.create_run("r", "", {})
+    emitter = Emitter(log, "r")
+    for k in range(count):
+        emitter.emit(h.PlanReady(run_id="r", plan_hash=f"h{k}"), defer=True)
+    emitter.flush()
+    log.close()
+    reopened = SqliteRunLog(tmp_path / "runs.db")
+    events = reopened.events("r")
+    reopened.close()
+    assert [e.seq for e in events] == list(range(1, count + 1))
+    assert [e.plan_hash for e in events][-1] == f"h{count - 1}"  # type: ignore[attr-defined]
+
+
+def test_sqlite_flush_of_a_duplicate_event_fails_and_writes_none_of_its_batch(
+    tmp_path: Path,
+) -> None:
+    log = SqliteRunLog(tmp_path / "runs.db")
+    log.create_run("r", "", {})
+    first = h.PlanReady(run_id="r", seq=1, time="t", plan_hash="a")
+    log.append(first)
+    log.flush()
+    log.append(h.PlanReady(run_id="r", seq=2, time="t", plan_hash="b"))
+    log.append(first)  # seq 1 again
+    with pytest.raises(ExecutionError):
+        log.flush()
+    assert [e.seq for e in log.events("r")] == [1]
+    log.close()
+
+
+def test_emitter_stamps_utc_times_to_the_millisecond() -> None:
+    log = h.MemoryRunLog()
+    log.create_run("r", "", {})
+    emitter = Emitter(log, "r")
+    stamps = [emitter.emit(h.PlanReady(run_id="r", plan_hash="h")).time for _ in range(3)]
+    for stamp in stamps:
+        assert len(stamp) == len("2026-01-01T00:00:00.000Z")
+        assert (stamp[10], stamp[19], stamp[-1]) == ("T", ".", "Z")
+    assert stamps == sorted(stamps)
+
+
+def test_pack_keeps_small_values_inline_and_moves_large_ones_to_blobs() -> None:
+    log = h.MemoryRunLog()
+    emitter = Emitter(log, "r", inline_limit=100)
+    small = {"a": [1, 2.5, None, True], "b": "x" * 10}
+    assert emitter.pack(small) == small
+    assert set(emitter.pack({"a": "x" * 200})) == {"$blob"}  # type: ignore[arg-type]
+    assert set(emitter.pack([10**40] * 5)) == {"$blob"}  # type: ignore[arg-type]
+    escaped = "\u0001" * 30  # 30 characters, 180 bytes of JSON
+    assert set(emitter.pack({"e": escaped})) == {"$blob"}  # type: ignore[arg-type]
+    assert emitter.pack({"e": "\u0001" * 10}) == {"e": "\u0001" * 10}

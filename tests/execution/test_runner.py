@@ -304,3 +304,66 @@ async def test_resume_skips_succeeded_and_recalls_started_with_same_key() -> Non
     assert [e.step for e in done] == ["s0", "s1", "s2"]
     seqs = [e.seq for e in log2.events("run-1")]
     assert seqs == list(range(1, len(seqs) + 1))
+
+
+EXECUTE_ALT = h.BINDINGS.replace(
+    '    arguments: {x: "alt ${x}"}\n', '    arguments: {x: "alt ${x}"}\n    tier: execute\n'
+)
+
+
+async def _replan_to_alt(alt_bindings: str, **runner_kw: object) -> tuple[object, list[str]]:
+    """A read plan whose step fails for good, replanned to ``alt`` bound by ``alt_bindings``."""
+
+    async def work_fails(call: ToolCall) -> ToolResult:
+        if call.tool == "work":
+            return ToolResult(None, "no", is_error=True)
+        return await work_ok(call)
+
+    def replanner(state: object, failed: object, done: object) -> h.Plan:
+        return h.plan([h.Step("s0", "alt", ("i0",), tier=h.Tier.READ)])
+
+    read_plan = h.plan([h.Step("s0", "work", ("i0",), tier=h.Tier.READ)])
+    log, state = h.start_run(h.bound(read_plan))
+    assert state.plan_tiers == frozenset({h.Tier.READ})
+    fake = FakeInvoker(work_fails)
+    runner = Runner(
+        fake,
+        log,
+        state,
+        replan=make_replan(h.problem(1), replanner, lambda p, a: h.bound(p, alt_bindings)),
+        **runner_kw,  # type: ignore[arg-type]
+    )
+    with anyio.fail_after(10):
+        outcome = await runner.run()
+    return outcome, [c.step for c in fake.calls]
+
+
+async def test_replan_that_widens_read_to_execute_is_refused() -> None:
+    outcome, called = await _replan_to_alt(EXECUTE_ALT)
+    assert outcome.state == "failed"  # type: ignore[attr-defined]
+    reason = outcome.reason or ""  # type: ignore[attr-defined]
+    assert "needs tier(s) execute" in reason
+    assert "did not cover" in reason
+    assert "r1.s0" not in called  # the execute step never ran
+
+
+async def test_replan_within_the_approved_tiers_proceeds() -> None:
+    outcome, called = await _replan_to_alt(h.BINDINGS)
+    assert outcome.state == "succeeded"  # type: ignore[attr-defined]
+    assert called[-1] == "r1.s0"
+
+
+async def test_replan_to_a_tier_the_policy_leaves_unattended_proceeds() -> None:
+    outcome, called = await _replan_to_alt(EXECUTE_ALT, unattended_tiers=frozenset(h.Tier))
+    assert outcome.state == "succeeded"  # type: ignore[attr-defined]
+    assert called[-1] == "r1.s0"
+
+
+def test_unapproved_tiers_lists_the_tiers_outside_the_covered_set() -> None:
+    from plansmith.execution import unapproved_tiers
+
+    read = h.Tier.READ
+    steps = [h.Step("a", "work", ("i0",), tier=read), h.Step("b", "alt", ("i0",), tier=read)]
+    plan = h.bound(h.plan(steps), EXECUTE_ALT)
+    assert unapproved_tiers(plan, frozenset({h.Tier.READ})) == ("execute",)
+    assert unapproved_tiers(plan, frozenset({h.Tier.READ, h.Tier.EXECUTE})) == ()

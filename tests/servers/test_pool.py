@@ -105,3 +105,53 @@ async def test_streamable_http_server_on_loopback(tmp_path: Path) -> None:
     finally:
         proc.terminate()  # the one process this test started
         proc.wait(timeout=10)
+
+
+async def test_server_limit_slots_wait_in_order_and_survive_a_cancelled_waiter() -> None:
+    from plansmith.servers._pool import _Slots
+
+    slots = _Slots(1)
+    order: list[str] = []
+    await slots.acquire()  # free: taken without waiting
+    assert slots.free == 0
+
+    async def take(name: str) -> None:
+        await slots.acquire()
+        order.append(name)
+        slots.release()
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(take, "a")
+            with anyio.CancelScope() as doomed:  # a waiter cancelled before its turn
+                doomed.cancel()
+                await take("never")
+            tg.start_soon(take, "b")
+            await anyio.wait_all_tasks_blocked()
+            assert len(slots.waiters) == 2
+            slots.release()  # handed to "a", then "a" hands it to "b"
+    assert order == ["a", "b"]
+    assert slots.free == 1
+    assert not slots.waiters
+
+
+async def test_calls_beyond_a_servers_limit_wait_for_a_free_slot() -> None:
+    config = sh.servers(sh.in_process())
+    async with ServerPool(config) as pool:
+        with anyio.fail_after(30):
+            await pool.start()
+            conn = pool._conns["counter"]
+            total = conn.limiter.free
+            results: list[str] = []
+
+            async def one(k: int) -> None:
+                r = await pool.call("counter", "work", {"name": f"n{k}"}, key=f"run/s{k}")
+                assert r.structured is not None
+                results.append(str(r.structured["key"]))
+
+            async with anyio.create_task_group() as tg:
+                for k in range(total + 3):
+                    tg.start_soon(one, k)
+    assert sorted(results) == sorted(f"run/s{k}" for k in range(total + 3))
+    assert conn.limiter.free == total
+    assert not conn.limiter.waiters

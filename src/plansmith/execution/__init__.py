@@ -46,7 +46,7 @@ from plansmith.execution._replan import (
     rename_steps,
 )
 from plansmith.execution._replay import ReplayInvoker, replay_replan
-from plansmith.execution._runner import Runner, RunOutcome, idempotency_key
+from plansmith.execution._runner import Runner, RunOutcome, idempotency_key, unapproved_tiers
 from plansmith.execution._states import (
     TRANSITIONS,
     RunState,
@@ -132,6 +132,7 @@ __all__ = [
     "make_replan",
     "ApprovalPolicy",
     "tiers_needing_approval",
+    "unapproved_tiers",
     # runner
     "Runner",
     "RunOutcome",

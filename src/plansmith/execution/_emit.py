@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -47,6 +48,8 @@ class Emitter:
         self.inline_limit = inline_limit
         self.subscribers: list[Subscriber] = []
         self.pending: list[Event] = []
+        self._second = -1
+        self._prefix = ""
 
     def subscribe(self, fn: Subscriber) -> None:
         self.subscribers.append(fn)
@@ -54,7 +57,19 @@ class Emitter:
     def new(self, cls: type[E], **fields: Any) -> E:
         """A new event of ``cls`` for this run, stamped with the next seq and the time."""
         self.seq += 1
-        return cls(run_id=self.run_id, seq=self.seq, time=iso_time(self.now()), **fields)
+        return cls(run_id=self.run_id, seq=self.seq, time=self._stamp(), **fields)
+
+    def _stamp(self) -> str:
+        """The time now, as ``iso_time`` writes it; the date and time up to the second
+        are formatted once a second when the clock is the default one."""
+        if self.now is not utc_now:
+            return iso_time(self.now())
+        now = time.time()
+        second = int(now)
+        if second != self._second:
+            self._second = second
+            self._prefix = iso_time(datetime.fromtimestamp(second, UTC))[:-4]
+        return f"{self._prefix}{int((now - second) * 1000):03d}Z"
 
     def emit(self, event: E, *, defer: bool = False) -> E:
         """Stamp and append ``event``; unless ``defer``, commit and tell the views.
@@ -65,7 +80,7 @@ class Emitter:
         """
         if event.seq == 0:  # not made by ``new``: stamp it now
             self.seq += 1
-            stamped = replace(event, run_id=self.run_id, seq=self.seq, time=iso_time(self.now()))
+            stamped = replace(event, run_id=self.run_id, seq=self.seq, time=self._stamp())
         else:
             stamped = event
         self.log.append(stamped)
@@ -88,6 +103,8 @@ class Emitter:
         """``value``, or a blob reference when its JSON is larger than the inline limit."""
         if value is None or isinstance(value, bool | int | float):
             return value
+        if _json_size_bound(value, self.inline_limit) <= self.inline_limit:
+            return value  # small for sure: no need to write its JSON to know
         text = json.dumps(value, separators=(",", ":"), sort_keys=True)
         if len(text) <= self.inline_limit:
             return value
@@ -95,6 +112,32 @@ class Emitter:
 
     def unpack(self, value: JSONValue) -> JSONValue:
         return unpack(self.log, value)
+
+
+def _json_size_bound(value: JSONValue, limit: int) -> int:
+    """An upper bound of the length of ``value``'s JSON; past ``limit`` it stops early.
+
+    A string counts six bytes a character (the longest escape), a number 32
+    (a larger integer its digits).
+    """
+    if isinstance(value, str):
+        return 6 * len(value) + 2
+    if isinstance(value, int) and not -(10**30) < value < 10**30:
+        return len(str(value))
+    if value is None or isinstance(value, bool | int | float):
+        return 32
+    total = 2
+    if isinstance(value, dict):
+        for k, v in value.items():
+            total += 6 * len(str(k)) + 4 + _json_size_bound(v, limit - total)
+            if total > limit:
+                return total
+        return total
+    for item in value:
+        total += 1 + _json_size_bound(item, limit - total)
+        if total > limit:
+            return total
+    return total
 
 
 def unpack(log: RunLog, value: JSONValue) -> JSONValue:

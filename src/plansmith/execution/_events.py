@@ -45,7 +45,8 @@ class Event:
     def to_dict(self) -> dict[str, JSONValue]:
         out: dict[str, JSONValue] = {"type": self.type}
         for name in _field_names(type(self)):
-            out[name] = _json(getattr(self, name))
+            value = getattr(self, name)
+            out[name] = _json(value) if type(value) is tuple else value
         return out
 
 

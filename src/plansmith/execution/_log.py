@@ -10,6 +10,7 @@ content-addressed blob store and the event holds ``{"$blob": "sha256:..."}``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sqlite3
@@ -128,6 +129,15 @@ CREATE TABLE IF NOT EXISTS events (
 """
 
 
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # made once, not per event
+_INSERT_MAX = 200  # rows per statement (SQLite allows 32766 parameters)
+
+
+@functools.lru_cache(maxsize=_INSERT_MAX)
+def _insert_sql(rows: int) -> str:
+    return "INSERT INTO events VALUES " + ", ".join(["(?, ?, ?, ?)"] * rows)
+
+
 class SqliteRunLog:
     """The durable run log: SQLite in WAL mode, with blobs in ``DIR/blobs``."""
 
@@ -154,23 +164,29 @@ class SqliteRunLog:
         )
 
     def append(self, event: Event) -> None:
-        body = json.dumps(event.to_dict(), separators=(",", ":"))
+        body = _ENCODE(event.to_dict())
         self._rows.append((event.run_id, event.seq, event.type, body))
 
     def flush(self) -> None:
-        """Write the appended events in one transaction (one commit per step in a chain)."""
+        """Write the appended events in one transaction (one commit per step in a chain).
+
+        One INSERT statement of all the rows, in autocommit mode: SQLite makes a
+        single statement its own transaction, so there is no BEGIN and COMMIT to run.
+        """
         if not self._rows:
             return
         rows, self._rows = self._rows, []
-        self._db.execute("BEGIN")
         try:
-            self._db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", rows)
+            if len(rows) <= _INSERT_MAX:
+                self._db.execute(_insert_sql(len(rows)), [v for row in rows for v in row])
+            else:
+                with self._db:  # one transaction for many statements
+                    self._db.execute("BEGIN")
+                    self._db.executemany(_insert_sql(1), rows)
         except sqlite3.Error as error:
-            self._db.execute("ROLLBACK")
             raise ExecutionError(
                 f"cannot write the run log: {error}", location=Location(str(self.path))
             ) from None
-        self._db.execute("COMMIT")
 
     def events(self, run_id: str) -> list[Event]:
         self.run(run_id)

@@ -8,16 +8,26 @@ cleanly. It resumes from any prefix of its own log (see ``_states.fold``).
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
 
-from plansmith.binding import BoundStep, EnvRef, OutputRef, ParamRef, Ref, RunRef, extract, render
+from plansmith.binding import (
+    BoundPlan,
+    BoundStep,
+    EnvRef,
+    OutputRef,
+    ParamRef,
+    Ref,
+    RunRef,
+    extract,
+    render,
+)
 from plansmith.errors import ExecutionError, PlansmithError, ToolCallError
 from plansmith.execution._codec import bound_to_dict
 from plansmith.execution._emit import Emitter, utc_now
@@ -27,7 +37,6 @@ from plansmith.execution._events import (
     RunCancelled,
     RunFinished,
     RunStarted,
-    StepEvent,
     StepFailed,
     StepProgress,
     StepRetrying,
@@ -39,16 +48,19 @@ from plansmith.execution._log import RunLog
 from plansmith.execution._replan import ReplanFn, ReplanRequest
 from plansmith.execution._states import RunState, StepState, apply_event, ready_steps
 from plansmith.execution._wrappers import ClassifyingInvoker, RetryInvoker, Sleep, TimeoutInvoker
-from plansmith.model import JSONValue
+from plansmith.model import JSONValue, Tier
 
-__all__ = ["Runner", "RunOutcome", "idempotency_key"]
-
-SE = TypeVar("SE", bound=StepEvent)
+__all__ = ["Runner", "RunOutcome", "idempotency_key", "unapproved_tiers"]
 
 
 def idempotency_key(run_id: str, step_id: str) -> str:
     """The same for every attempt of a step, and for a resumed run."""
     return f"{run_id}/{step_id}"
+
+
+def unapproved_tiers(bound: BoundPlan, covered: frozenset[Tier]) -> tuple[str, ...]:
+    """The tiers of ``bound``'s steps outside ``covered``, sorted (a replan's guard)."""
+    return tuple(sorted({s.tier.value for s in bound.steps if s.tier not in covered}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +90,7 @@ class Runner:
         monotonic: Callable[[], float] = time.perf_counter,
         sleep: Sleep = anyio.sleep,
         emitter: Emitter | None = None,
+        unattended_tiers: frozenset[Tier] = frozenset(),
     ) -> None:
         if state.bound is None:
             raise ExecutionError(f"run {state.run_id} has no plan to run")
@@ -88,6 +101,7 @@ class Runner:
         self.server_limits = {k: max(1, v) for k, v in (server_limits or {}).items()}
         self.replan = replan
         self.max_replans = max_replans
+        self.unattended_tiers = unattended_tiers
         self.env = dict(env or {})
         self.run_dir = run_dir
         self.monotonic = monotonic
@@ -100,6 +114,10 @@ class Runner:
         self._idle = anyio.Event()
         self._cancel_reason: str | None = None
         self._scope: anyio.CancelScope | None = None
+        # stateless wrappers, shared by every step (a step adds its own RetryInvoker)
+        self._classified = ClassifyingInvoker(TimeoutInvoker(invoker))
+        self._reads_json: dict[str, bool] = {}
+        self._static: dict[str, bool] = {}
 
     def emit(self, event: Event, *, defer: bool = False) -> Event:
         """Write ``event`` (``defer``: in the same commit as the next one) and apply it."""
@@ -172,6 +190,9 @@ class Runner:
         for s in live:
             for dep in s.after:
                 self._dependents.setdefault(dep, []).append(s.id)
+        # per step, once: whether extractors read ``json``, whether arguments hold a reference
+        self._reads_json = {s.id: any("json" in path for _, path in s.outputs) for s in live}
+        self._static = {s.id: "${" not in json.dumps(s.arguments) for s in live}
 
     def _dispatch(self, candidates: Iterable[str], *, keep_one: bool) -> BoundStep | None:
         """Queue the ready steps among ``candidates``, then start queued steps while the
@@ -180,13 +201,15 @@ class Runner:
         then costs no task switch per step)."""
         if self.state.failed_pending:
             return None  # wait for the steps in flight, then replan
-        order = sorted(candidates, key=self._position.__getitem__)
+        position = self._position.__getitem__
+        order = sorted(candidates, key=position)
         after = {c: self._steps[c].after for c in order if c not in self._dispatched}
-        fresh = ready_steps(after, self.state.states)
+        fresh = ready_steps(after, self.state.states)  # in plan order
         if fresh:
             self._dispatched.update(fresh)
-            queued = sorted([*self._queue, *fresh], key=self._position.__getitem__)
-            self._queue = queued
+            self._queue = sorted([*self._queue, *fresh], key=position) if self._queue else fresh
+        elif not self._queue:
+            return None
         kept: BoundStep | None = None
         waiting: list[str] = []
         for step_id in self._queue:
@@ -263,6 +286,14 @@ class Runner:
         if new is None:
             self._failure_reason = f"step(s) {failures} failed and no other plan reaches the goal"
             return False
+        widened = unapproved_tiers(new, st.plan_tiers | self.unattended_tiers)
+        if widened:
+            self._failure_reason = (
+                f"step(s) {failures} failed; the new plan {new.plan_hash} needs tier(s)"
+                f" {', '.join(widened)}, which the approval of plan {st.plan_hash} did not"
+                " cover: start a new run to approve it"
+            )
+            return False
         self.emit(
             Replanned(
                 run_id=st.run_id,
@@ -275,17 +306,15 @@ class Runner:
         return True
 
     def _resolve(self, bound: BoundStep) -> Callable[[Ref], JSONValue]:
-        params = dict(bound.params)
-        producers = dict(bound.producers)
-
         def resolve(ref: Ref) -> JSONValue:
             if isinstance(ref, ParamRef):
-                return params[ref.name]
+                return dict(bound.params)[ref.name]
             if isinstance(ref, EnvRef):
                 return self.env.get(ref.name, "")
             if isinstance(ref, RunRef):
                 return self.state.run_id if ref.field == "id" else self.run_dir
             assert isinstance(ref, OutputRef)
+            producers = dict(bound.producers)
             inner = f"{ref.action}({', '.join(ref.args)}).{ref.output}"
             producer = producers.get(inner) or _match(producers, ref)
             outputs = self.emitter.unpack(self.state.outputs.get(producer or "", None))
@@ -300,53 +329,62 @@ class Runner:
     async def _attempt(self, bound: BoundStep) -> None:
         st = self.state
         step = bound.step
-
-        def ev(cls: type[SE], **kw: Any) -> SE:
-            return self.emitter.new(
-                cls,
+        emitter = self.emitter
+        common = {
+            "step": step.id,
+            "action": step.action,
+            "args": step.args,
+            "server": bound.server,
+            "tool": bound.tool,
+        }
+        attempt = st.attempts.get(step.id, 0) + 1
+        key = idempotency_key(st.run_id, step.id)
+        self.emit(
+            emitter.new(
+                StepStarted,
                 step=step.id,
                 action=step.action,
                 args=step.args,
                 server=bound.server,
                 tool=bound.tool,
-                **kw,
+                attempt=attempt,
+                key=key,
             )
-
-        attempt = st.attempts.get(step.id, 0) + 1
-        key = idempotency_key(st.run_id, step.id)
-        self.emit(ev(StepStarted, attempt=attempt, key=key))
+        )
         t0 = self.monotonic()
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             self.emit(
-                ev(
+                emitter.new(
                     StepProgress,
                     attempt=stack.attempt,
                     progress=progress,
                     total=total,
                     message=message,
+                    **common,
                 )
             )
 
         async def on_retry(call: ToolCall, error: ToolCallError, delay: float) -> None:
             self.emit(
-                ev(
+                emitter.new(
                     StepRetrying,
                     attempt=call.attempt,
                     error_class=error.error_class,
                     message=error.message,
                     retryable=error.retryable,
                     delay_s=delay,
+                    **common,
                 )
             )
 
-        stack = RetryInvoker(
-            ClassifyingInvoker(TimeoutInvoker(self.invoker)), bound.policy, on_retry, self.sleep
-        )
+        stack = RetryInvoker(self._classified, bound.policy, on_retry, self.sleep)
         stack.attempt = attempt
         result: ToolResult | None = None
         try:
-            arguments = render(bound.arguments, self._resolve(bound))
+            arguments = bound.arguments
+            if arguments and not self._static.get(step.id, False):
+                arguments = render(arguments, self._resolve(bound))
             if not isinstance(arguments, dict):
                 raise ToolCallError(ErrorClass.PROTOCOL_ERROR, "tool arguments must be an object")
             call = ToolCall(
@@ -360,30 +398,36 @@ class Runner:
                 on_progress=on_progress,
             )
             result = await stack.invoke(call)
-            reads_json = any("json" in path for _, path in bound.outputs)
-            outputs = extract(bound.outputs, result.document(parse_json=reads_json))
+            document = result.document(parse_json=self._reads_json.get(step.id, True))
+            outputs = extract(bound.outputs, document)
         except ToolCallError as error:
             failed_result = error.result if isinstance(error.result, ToolResult) else result
             self.emit(
-                ev(
+                emitter.new(
                     StepFailed,
                     attempt=stack.attempt,
                     duration_ms=round((self.monotonic() - t0) * 1000, 3),
                     error_class=error.error_class,
                     message=error.message,
                     retryable=error.retryable,
-                    result=self.emitter.pack(failed_result.to_dict()) if failed_result else None,
+                    result=emitter.pack(failed_result.to_dict()) if failed_result else None,
+                    **common,
                 ),
                 defer=True,
             )
             return
         self.emit(
-            ev(
+            emitter.new(
                 StepSucceeded,
+                step=step.id,
+                action=step.action,
+                args=step.args,
+                server=bound.server,
+                tool=bound.tool,
                 attempt=stack.attempt,
                 duration_ms=round((self.monotonic() - t0) * 1000, 3),
-                outputs=self.emitter.pack(outputs),
-                result=self.emitter.pack(result.to_dict()),
+                outputs=emitter.pack(outputs),
+                result=emitter.pack(result.to_dict()),
             ),
             defer=True,
         )

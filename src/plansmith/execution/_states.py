@@ -24,7 +24,7 @@ from plansmith.execution._events import (
     StepStarted,
     StepSucceeded,
 )
-from plansmith.model import JSONValue
+from plansmith.model import JSONValue, Tier
 
 __all__ = [
     "StepState",
@@ -84,8 +84,9 @@ class RunState:
     """What a run's events say: the plan in force, step states, outputs, attempts.
 
     ``plan_hash`` is the hash of the plan the run was made with (what an approval
-    names); replans within an approved run do not need a new approval, and each
-    ``Replanned`` event records the new plan's hash.
+    names) and ``plan_tiers`` the tiers of its steps; a replan within those tiers
+    does not need a new approval (the runner refuses one that needs another
+    tier), and each ``Replanned`` event records the new plan's hash.
     """
 
     run_id: str
@@ -96,6 +97,7 @@ class RunState:
     attempts: dict[str, int] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     plan_hash: str | None = None
+    plan_tiers: frozenset[Tier] = frozenset()
     approved: str | None = None
     replans: int = 0
     failed_pending: list[str] = field(default_factory=list)
@@ -115,10 +117,20 @@ def fold(run_id: str, events: Iterable[Event]) -> RunState:
 def apply_event(run: RunState, event: Event) -> None:
     """Move ``run`` on by one event: the one place where step states change."""
     run.last_seq = max(run.last_seq, event.seq)
-    if isinstance(event, PlanReady):
+    if isinstance(event, StepStarted | StepRetrying | StepSucceeded | StepFailed):
+        current = run.states.get(event.step, StepState.PENDING)
+        run.states[event.step] = transition(current, event.type, event.step)
+        run.attempts[event.step] = max(run.attempts.get(event.step, 0), event.attempt)
+        if isinstance(event, StepSucceeded):
+            run.outputs[event.step] = event.outputs
+            run.order.append(event.step)
+        elif isinstance(event, StepFailed):
+            run.failed_pending.append(event.step)
+    elif isinstance(event, PlanReady):
         run.bound = bound_from_dict(event.bound)
         run.plan = event.plan
         run.plan_hash = event.plan_hash
+        run.plan_tiers = frozenset(s.tier for s in run.bound.steps)
         run.states = {s.id: StepState.PENDING for s in run.bound.steps}
     elif isinstance(event, PlanApproved):
         run.approved = event.plan_hash
@@ -134,14 +146,5 @@ def apply_event(run: RunState, event: Event) -> None:
         run.bound = BoundPlan(new.plan_hash, (*kept, *new.steps))
         for s in new.steps:
             run.states[s.id] = StepState.PENDING
-    elif isinstance(event, StepStarted | StepRetrying | StepSucceeded | StepFailed):
-        current = run.states.get(event.step, StepState.PENDING)
-        run.states[event.step] = transition(current, event.type, event.step)
-        run.attempts[event.step] = max(run.attempts.get(event.step, 0), event.attempt)
-        if isinstance(event, StepSucceeded):
-            run.outputs[event.step] = event.outputs
-            run.order.append(event.step)
-        elif isinstance(event, StepFailed):
-            run.failed_pending.append(event.step)
     elif isinstance(event, RunFinished):
         run.finished = event.state

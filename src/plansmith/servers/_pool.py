@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+from collections import deque
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -45,10 +46,46 @@ from plansmith.servers._config import (
 __all__ = ["ServerPool", "to_tool_result"]
 
 
+class _Slots:
+    """A limit on calls in flight that costs nothing while a slot is free.
+
+    ``anyio.CapacityLimiter`` yields to the event loop on every acquire and
+    release (two loop turns per call); this one only waits when the limit is
+    reached, and hands a released slot straight to the oldest waiter.
+    """
+
+    __slots__ = ("free", "waiters")
+
+    def __init__(self, total: int) -> None:
+        self.free = total
+        self.waiters: deque[anyio.Event] = deque()
+
+    async def acquire(self) -> None:
+        if self.free > 0 and not self.waiters:
+            self.free -= 1
+            return
+        turn = anyio.Event()
+        self.waiters.append(turn)
+        try:
+            await turn.wait()
+        except BaseException:
+            if turn.is_set():  # the slot was handed over as we were cancelled
+                self.release()
+            else:
+                self.waiters.remove(turn)
+            raise
+
+    def release(self) -> None:
+        if self.waiters:
+            self.waiters.popleft().set()
+        else:
+            self.free += 1
+
+
 @dataclass(slots=True)
 class _Conn:
     config: ServerConfig
-    limiter: anyio.CapacityLimiter
+    limiter: _Slots
     client: Client | None = None
     tools: tuple[ToolSpec, ...] = ()
     error: BaseException | None = None
@@ -147,7 +184,7 @@ class ServerPool:
             if conn is None:
                 config = self.config.get(name)
                 assert config is not None
-                conn = _Conn(config, anyio.CapacityLimiter(config.max_in_flight))
+                conn = _Conn(config, _Slots(max(1, config.max_in_flight)))
                 self._conns[name] = conn
                 self._spawn(conn)
         await conn.ready.wait()
@@ -236,10 +273,15 @@ class ServerPool:
         on_progress: ProgressFn | None = None,
     ) -> ToolResult:
         """Call ``tool``; failures raise ``ToolCallError`` with their class."""
-        if self.config.get(server) is None:
-            raise ToolCallError(ErrorClass.PROTOCOL_ERROR, f"no server {server!r} in the config")
-        conn = await self._ensure_started(server)
-        async with conn.limiter:
+        conn = self._conns.get(server)
+        if conn is None or not conn.ready.is_set():
+            if self.config.get(server) is None:
+                raise ToolCallError(
+                    ErrorClass.PROTOCOL_ERROR, f"no server {server!r} in the config"
+                )
+            conn = await self._ensure_started(server)
+        await conn.limiter.acquire()
+        try:
             client = conn.client
             if client is None:
                 error_text = _describe(conn.error)
@@ -276,6 +318,8 @@ class ServerPool:
                 raise ToolCallError(
                     ErrorClass.PROTOCOL_ERROR, f"{tool}: {_describe(error)}"
                 ) from None
+        finally:
+            conn.limiter.release()
         return to_tool_result(result)
 
     async def _lost(self, conn: _Conn, generation: int) -> None:
