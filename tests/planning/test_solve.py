@@ -155,7 +155,7 @@ def test_an_unknown_search_is_a_problem_error() -> None:
     with pytest.raises(ProblemError, match="unknown search"):
         solve(_corridor(), PlanOptions(search="dfs"))  # type: ignore[arg-type]
     with pytest.raises(ProblemError, match="unknown heuristic"):
-        solve(_corridor(), PlanOptions(heuristic="lmcut"))  # type: ignore[arg-type]
+        solve(_corridor(), PlanOptions(heuristic="pdb"))  # type: ignore[arg-type]
 
 
 def test_a_negative_action_cost_is_refused() -> None:

@@ -8,10 +8,17 @@ from typing import Literal
 __all__ = ["SearchName", "HeuristicName", "PlanOptions", "SEARCH_NAMES", "HEURISTIC_NAMES"]
 
 SearchName = Literal["astar", "wastar", "gbfs", "lazy-gbfs", "bfs"]
-HeuristicName = Literal["ff", "add", "max", "goalcount", "blind"]
+HeuristicName = Literal["ff", "add", "max", "lmcut", "goalcount", "blind"]
 
 SEARCH_NAMES: tuple[SearchName, ...] = ("astar", "wastar", "gbfs", "lazy-gbfs", "bfs")
-HEURISTIC_NAMES: tuple[HeuristicName, ...] = ("ff", "add", "max", "goalcount", "blind")
+HEURISTIC_NAMES: tuple[HeuristicName, ...] = (
+    "ff",
+    "add",
+    "max",
+    "lmcut",
+    "goalcount",
+    "blind",
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,20 @@ from plansmith.planning.heuristics.add import add
 from plansmith.planning.heuristics.blind import blind
 from plansmith.planning.heuristics.ff import ff
 from plansmith.planning.heuristics.goalcount import goalcount
+from plansmith.planning.heuristics.lmcut import lmcut
 from plansmith.planning.heuristics.max import hmax
 from plansmith.planning.search import Evaluator
 
-__all__ = ["HEURISTICS", "HeuristicFactory", "ff", "add", "hmax", "goalcount", "blind"]
+__all__ = [
+    "HEURISTICS",
+    "HeuristicFactory",
+    "ff",
+    "add",
+    "hmax",
+    "lmcut",
+    "goalcount",
+    "blind",
+]
 
 HeuristicFactory = Callable[[GroundTask], Evaluator[int]]
 
@@ -26,6 +36,7 @@ HEURISTICS: dict[HeuristicName, HeuristicFactory] = {
     "ff": ff,
     "add": add,
     "max": hmax,
+    "lmcut": lmcut,
     "goalcount": goalcount,
     "blind": blind,
 }

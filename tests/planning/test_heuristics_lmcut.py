@@ -1,0 +1,254 @@
+"""LM-cut: hand-computed values on tiny tasks, and hmax <= LM-cut <= h* on random ones."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from _search_fixtures import (
+    action,
+    atom,
+    lit,
+    naive_optimal_cost,
+    neg,
+    problem,
+    replays,
+    strips_problems,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from plansmith.errors import UnsolvableError
+from plansmith.model import Number, Problem
+from plansmith.planning import HEURISTICS, PlanOptions, ground, solve
+from plansmith.planning.heuristics import lmcut
+
+
+def _lmcut(prob: Problem) -> float:
+    task = ground(prob)
+    return lmcut(task)(task.init)[0]
+
+
+def _shared(cost: Number) -> Problem:
+    # two goals share the step m, then one step each
+    return problem(
+        [
+            action("m", pre=[lit("s")], eff=[lit("p")], cost=cost),
+            action("n1", pre=[lit("p")], eff=[lit("g1")]),
+            action("n2", pre=[lit("p")], eff=[lit("g2")]),
+        ],
+        init=[atom("s")],
+        goal=[lit("g1"), lit("g2")],
+    )
+
+
+def test_lmcut_is_registered_by_name() -> None:
+    assert HEURISTICS["lmcut"] is lmcut
+
+
+def test_every_step_of_a_chain_is_a_landmark() -> None:
+    prob = problem(
+        [
+            action("ab", pre=[lit("a")], eff=[lit("b")], cost=2),
+            action("bc", pre=[lit("b")], eff=[lit("c")], cost=3),
+            action("cg", pre=[lit("c")], eff=[lit("g")], cost=4),
+        ],
+        init=[atom("a")],
+        goal=[lit("g")],
+    )
+    assert _lmcut(prob) == 9
+
+
+def test_both_branches_of_a_fork_count_where_hmax_takes_one() -> None:
+    prob = problem(
+        [
+            action("x", pre=[lit("s")], eff=[lit("p")]),
+            action("y", pre=[lit("s")], eff=[lit("q")]),
+            action("z", pre=[lit("p"), lit("q")], eff=[lit("g")]),
+        ],
+        init=[atom("s")],
+        goal=[lit("g")],
+    )
+    task = ground(prob)
+    assert HEURISTICS["max"](task)(task.init)[0] == 2
+    assert lmcut(task)(task.init)[0] == 3
+
+
+@pytest.mark.parametrize(("cost", "expected"), [(1, 3), (5, 7), (2.5, 4.5), (0, 2)])
+def test_a_shared_step_is_counted_once_with_its_cost(cost: Number, expected: float) -> None:
+    assert _lmcut(_shared(cost)) == expected
+
+
+@pytest.mark.parametrize("costs", [(2, 3), (3, 2)])
+def test_a_choice_of_achievers_costs_the_cheapest_one(costs: tuple[int, int]) -> None:
+    # the cut holds both achievers, whichever is found first ("spoil" keeps s and
+    # t fluent, so that the achievers differ after grounding)
+    prob = problem(
+        [
+            action("first", pre=[lit("s")], eff=[lit("g")], cost=costs[0]),
+            action("second", pre=[lit("t")], eff=[lit("g")], cost=costs[1]),
+            action("spoil", eff=[neg("s"), neg("t")]),
+        ],
+        init=[atom("s"), atom("t")],
+        goal=[lit("g")],
+    )
+    assert _lmcut(prob) == 2
+
+
+def test_overlapping_landmarks_share_the_cost_of_a_common_operator() -> None:
+    # "both" (3) or "one" + "two" (2 + 2): hmax is 2, the optimum 3. The first cut
+    # {both, one-or-two} costs 2, the second one, with "both" left at 1, costs 1.
+    prob = problem(
+        [
+            action("both", pre=[lit("s")], eff=[lit("g1"), lit("g2")], cost=3),
+            action("one", pre=[lit("s")], eff=[lit("g1")], cost=2),
+            action("two", pre=[lit("s")], eff=[lit("g2")], cost=2),
+        ],
+        init=[atom("s")],
+        goal=[lit("g1"), lit("g2")],
+    )
+    task = ground(prob)
+    assert HEURISTICS["max"](task)(task.init)[0] == 2
+    assert lmcut(task)(task.init)[0] == 3
+
+
+def test_a_zero_cost_step_into_the_goal_joins_the_goal_zone() -> None:
+    # x (1) then the free y, or z (2): the goal zone holds g and p, so the only
+    # cut is {x, z}, worth 1; a cut {y} would be worth nothing and never end.
+    prob = problem(
+        [
+            action("x", pre=[lit("s")], eff=[lit("p")], cost=1),
+            action("y", pre=[lit("p")], eff=[lit("g")], cost=0),
+            action("z", pre=[lit("s")], eff=[lit("g")], cost=2),
+        ],
+        init=[atom("s")],
+        goal=[lit("g")],
+    )
+    assert _lmcut(prob) == 1
+
+
+def test_free_operators_alone_are_worth_nothing() -> None:
+    prob = problem(
+        [
+            action("a", pre=[lit("s")], eff=[lit("p")], cost=0),
+            action("b", pre=[lit("p")], eff=[lit("g")], cost=0),
+        ],
+        init=[atom("s")],
+        goal=[lit("g")],
+    )
+    assert _lmcut(prob) == 0
+
+
+def test_operators_without_preconditions_are_cut_too() -> None:
+    prob = problem(
+        [
+            action("make", eff=[lit("p")], cost=2),
+            action("use", pre=[lit("p")], eff=[lit("g")], cost=1),
+        ],
+        init=[],
+        goal=[lit("g")],
+    )
+    assert _lmcut(prob) == 3
+
+
+def test_deletes_are_ignored_so_a_return_trip_is_not_counted() -> None:
+    # h* is 2 (there and back) but the relaxation keeps at(a) after leaving
+    prob = problem(
+        [
+            action("go", pre=[lit("at-a")], eff=[neg("at-a"), lit("at-b"), lit("seen")]),
+            action("back", pre=[lit("at-b")], eff=[neg("at-b"), lit("at-a")]),
+        ],
+        init=[atom("at-a")],
+        goal=[lit("at-a"), lit("seen")],
+    )
+    assert _lmcut(prob) == 1
+    assert solve(prob, PlanOptions(search="astar", heuristic="lmcut")).cost == 2
+
+
+def test_goal_states_are_worth_zero() -> None:
+    task = ground(_shared(1))
+    assert lmcut(task)(task.init | task.goal)[0] == 0
+
+
+def test_a_goal_no_operator_can_reach_from_the_state_is_a_dead_end() -> None:
+    prob = problem(
+        [
+            action("use", pre=[lit("token")], eff=[neg("token"), lit("spent")]),
+            action("win", pre=[lit("token"), lit("spent")], eff=[lit("g")]),
+        ],
+        init=[atom("token")],
+        goal=[lit("g")],
+    )
+    task = ground(prob)
+    evaluate = lmcut(task)
+    use = next(op for op in task.operators if op.name == "use()")
+    assert evaluate(task.init)[0] == 2
+    assert evaluate(use.apply(task.init))[0] == math.inf
+
+
+def test_the_evaluator_gives_the_same_value_twice() -> None:
+    # the costs an evaluation lowers are its own copy
+    task = ground(_shared(5))
+    evaluate = lmcut(task)
+    assert evaluate(task.init)[0] == evaluate(task.init)[0] == 7
+
+
+FACTS = ("f0", "f1", "f2", "f3", "f4", "f5")
+
+
+@st.composite
+def propositional_tasks(draw: st.DrawFn) -> Problem:
+    """Random tasks over six propositions: up to ten actions with costs 0 to 3,
+    and a goal among the facts some action adds (the shared generator's tasks
+    are mostly trivial for LM-cut)."""
+    facts = st.sampled_from(FACTS)
+    init = draw(st.lists(facts, min_size=1, max_size=3, unique=True))
+    actions = []
+    added: set[str] = set()
+    for i in range(draw(st.integers(3, 10))):
+        pre = draw(st.lists(facts, max_size=3, unique=True))
+        add = draw(st.lists(facts, min_size=1, max_size=2, unique=True))
+        dele = draw(st.lists(st.sampled_from([f for f in FACTS if f not in add]), max_size=2))
+        added.update(add)
+        effects = [lit(f) for f in add] + [neg(f) for f in sorted(set(dele))]
+        cost = draw(st.integers(0, 3))
+        actions.append(action(f"a{i}", pre=[lit(f) for f in pre], eff=effects, cost=cost))
+    targets = sorted(added - set(init)) or list(FACTS)
+    goal = draw(st.lists(st.sampled_from(targets), min_size=1, max_size=3, unique=True))
+    return problem(actions, [atom(f) for f in init], [lit(f) for f in goal])
+
+
+_SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_SETTINGS
+@given(st.one_of(propositional_tasks(), strips_problems(costs=True)))
+def test_lmcut_lies_between_hmax_and_the_optimal_cost(prob: Problem) -> None:
+    task = ground(prob)
+    optimal = naive_optimal_cost(prob)
+    if task.unreachable_goal:
+        assert optimal is None
+        return
+    h = lmcut(task)(task.init)[0]
+    h_max = HEURISTICS["max"](task)(task.init)[0]
+    if h == math.inf:
+        assert h_max == math.inf
+        assert optimal is None
+        return
+    assert h_max <= h
+    if optimal is not None:
+        assert h <= optimal
+
+
+@_SETTINGS
+@given(st.one_of(propositional_tasks(), strips_problems(costs=True)))
+def test_astar_with_lmcut_returns_the_cheapest_plan(prob: Problem) -> None:
+    optimal = naive_optimal_cost(prob)
+    options = PlanOptions(search="astar", heuristic="lmcut")
+    if optimal is None:
+        with pytest.raises(UnsolvableError):
+            solve(prob, options)
+        return
+    result = solve(prob, options)
+    assert result.cost == optimal
+    assert replays(prob, result.actions)
