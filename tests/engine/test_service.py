@@ -13,6 +13,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent / "servers"))
 import _face_helpers as fh
 
+from _shared_servers import SUMMARISE_BINDING, action, binding
+
 pytestmark = pytest.mark.anyio
 counter_url = fh.counter_url
 
@@ -315,41 +317,17 @@ async def test_the_report_counts_retries_and_names_the_failures(
     assert "retries: 1" in report["markdown"]
 
 
-REPLAN_ACTIONS = """\
-  copy:
-    parameters: {d: document}
-    precondition: [summarised(d)]
-    effect: [copied(d)]
-    tier: read
-  index_copy:
-    parameters: {d: document}
-    precondition: [copied(d)]
-    effect: [indexed(d)]
-    tier: write
-"""
+REPLAN_ACTIONS = action("copy", "summarised(d)", "copied(d)", "read") + action(
+    "index_copy", "copied(d)", "indexed(d)", "write"
+)
 
-REPLAN_BINDINGS = """\
-bindings:
-  summarise:
-    server: counter
-    tool: work
-    arguments: {name: "${d}"}
-    outputs: {done: "$.structured.done"}
-  index:
-    server: counter
-    tool: fail
-    arguments: {message: "the index is down"}
-  copy:
-    server: counter
-    tool: work
-    arguments: {name: "${summarise(d).done}copy"}
-    outputs: {done: "$.structured.done"}
-  index_copy:
-    server: counter
-    tool: echo
-    arguments: {x: "${copy(d).done}"}
-    outputs: {value: "$.structured.value"}
-"""
+REPLAN_BINDINGS = (
+    "bindings:\n"
+    + SUMMARISE_BINDING
+    + binding("index", "fail", '{message: "the index is down"}')
+    + binding("copy", "work", '{name: "${summarise(d).done}copy"}', '{done: "$.structured.done"}')
+    + binding("index_copy", "echo", '{x: "${copy(d).done}"}', '{value: "$.structured.value"}')
+)
 
 
 def _replan_domain(service: Any, root: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import socket
 import subprocess
 import sys
@@ -13,32 +12,26 @@ from typing import Any
 
 import pytest
 
-COUNTER = Path(__file__).parent / "_servers" / "counter_server.py"
+from _shared_servers import (
+    COUNTER,
+    INDEX,
+    INDEX_BINDING,
+    SUMMARISE,
+    SUMMARISE_BINDING,
+    action,
+    binding,
+    docs_domain,
+    free_port,
+    problem_text,
+    servers_json,
+)
 
-DOMAIN = """\
-domain: docs
-types: {document: object}
-predicates:
-  exists: [document]
-  summarised: [document]
-  indexed: [document]
-  archived: [document]
-actions:
-  summarise:
-    parameters: {d: document}
-    precondition: [exists(d), not summarised(d)]
-    effect: [summarised(d)]
-    tier: read
-  index:
-    parameters: {d: document}
-    precondition: [summarised(d)]
-    effect: [indexed(d)]
-    tier: write
-  archive:
-    parameters: {d: document}
-    precondition: [indexed(d)]
-    effect: [archived(d)]
-    tier: read
+DOMAIN = docs_domain(
+    SUMMARISE,
+    INDEX,
+    action("archive", "indexed(d)", "archived(d)", "read"),
+    predicates="  archived: [document]\n",
+    rest="""\
 tasks:
   publish:
     parameters: {d: document}
@@ -54,35 +47,15 @@ goals:
     description: "summarise a document"
     goal: [summarised(d)]
     parameters: {d: document}
-"""
+""",
+)
 
-BINDINGS = """\
-bindings:
-  summarise:
-    server: counter
-    tool: work
-    arguments: {name: "${d}"}
-    outputs: {done: "$.structured.done"}
-  index:
-    server: counter
-    tool: echo
-    arguments: {x: "${summarise(d).done}"}
-    outputs: {value: "$.structured.value"}
-  archive:
-    server: counter
-    tool: sleep
-    arguments: {seconds: 600}
-"""
-
-
-def problem_text(n: int) -> str:
-    docs = [f"d{k}" for k in range(n)]
-    objects = ", ".join(f"{d}: document" for d in docs)
-    init = ", ".join(f"exists({d})" for d in docs)
-    return (
-        f"problem: p{n}\ndomain: docs\nobjects: {{{objects}}}\ninit: [{init}]\n"
-        "goal: [indexed(d0)]\n"
-    )
+BINDINGS = (
+    "bindings:\n"
+    + SUMMARISE_BINDING
+    + INDEX_BINDING
+    + binding("archive", "sleep", "{seconds: 600}")
+)
 
 
 def write_domain(root: Path, *, n: int = 3, url: str | None = None, name: str = "docs") -> Path:
@@ -90,12 +63,9 @@ def write_domain(root: Path, *, n: int = 3, url: str | None = None, name: str = 
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "domain.yaml").write_text(DOMAIN)
-    (folder / "problem.yaml").write_text(problem_text(n))
+    (folder / "problem.yaml").write_text(problem_text(n, goal="indexed(d0)"))
     (folder / "bindings.yaml").write_text(BINDINGS)
-    server: dict[str, object] = (
-        {"url": url} if url else {"command": sys.executable, "args": [str(COUNTER)]}
-    )
-    (folder / "servers.json").write_text(json.dumps({"mcpServers": {"counter": server}}))
+    (folder / "servers.json").write_text(servers_json(url=url))
     return folder
 
 
@@ -183,9 +153,7 @@ def _wait_port(port: int, proc: subprocess.Popen[bytes]) -> None:
 @pytest.fixture(scope="module")
 def counter_url() -> Iterator[str]:
     """The counter test server over streamable HTTP, one process per test module."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, str(COUNTER), "http", str(port)],
         stdout=subprocess.DEVNULL,
@@ -197,10 +165,3 @@ def counter_url() -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port

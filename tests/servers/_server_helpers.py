@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 import sys
-from pathlib import Path
 from typing import Any
 
+from _shared_servers import COUNTER, free_port
 from plansmith.servers import InProcessServer, ServersConfig, StdioServer
 
-COUNTER = Path(__file__).parent / "_servers" / "counter_server.py"
+__all__ = ["COUNTER", "free_port", "in_process", "servers", "stdio"]
 
 
 def stdio(name: str = "counter", **env: str) -> StdioServer:
@@ -25,10 +24,3 @@ def in_process(name: str = "counter") -> InProcessServer:
     import counter_server
 
     return InProcessServer(name, counter_server.server)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port

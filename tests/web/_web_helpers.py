@@ -3,55 +3,22 @@ MCP server (tests/servers/_servers/counter_server.py), and an app over it."""
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
+from _shared_servers import (
+    INDEX_BINDING,
+    SUMMARISE_BINDING,
+    binding,
+    docs_domain,
+    free_port,
+    problem_text,
+    servers_json,
+)
 from plansmith.web import WebSettings
 
-COUNTER = Path(__file__).parent.parent / "servers" / "_servers" / "counter_server.py"
+DOMAIN = docs_domain()
 
-DOMAIN = """\
-domain: docs
-types: {document: object}
-predicates:
-  exists: [document]
-  summarised: [document]
-  indexed: [document]
-actions:
-  summarise:
-    parameters: {d: document}
-    precondition: [exists(d), not summarised(d)]
-    effect: [summarised(d)]
-    tier: read
-  index:
-    parameters: {d: document}
-    precondition: [summarised(d)]
-    effect: [indexed(d)]
-    tier: write
-"""
-
-BINDINGS = """\
-bindings:
-  summarise:
-    server: counter
-    tool: work
-    arguments: {name: "${d}"}
-    outputs: {done: "$.structured.done"}
-  index:
-    server: counter
-    tool: echo
-    arguments: {x: "${summarise(d).done}"}
-    outputs: {value: "$.structured.value"}
-"""
-
-
-def problem_text(n: int) -> str:
-    docs = [f"d{k}" for k in range(n)]
-    objects = ", ".join(f"{d}: document" for d in docs)
-    init = ", ".join(f"exists({d})" for d in docs)
-    goal = ", ".join(f"indexed({d})" for d in docs)
-    return f"problem: p{n}\ndomain: docs\nobjects: {{{objects}}}\ninit: [{init}]\ngoal: [{goal}]\n"
+BINDINGS = "bindings:\n" + SUMMARISE_BINDING + INDEX_BINDING
 
 
 def write_domains(
@@ -64,8 +31,7 @@ def write_domains(
     for n in sizes:
         (folder / f"problem-{n}.yaml").write_text(problem_text(n))
     (folder / "bindings.yaml").write_text(bindings)
-    server = {"command": sys.executable, "args": [str(COUNTER)], "env": env}
-    (folder / "servers.json").write_text(json.dumps({"mcpServers": {"counter": server}}))
+    (folder / "servers.json").write_text(servers_json(env=env))
     return folder.parent
 
 
@@ -73,19 +39,11 @@ def settings(root: Path, **more: object) -> WebSettings:
     return WebSettings(home=root / "home", domains=write_domains(root), **more)  # type: ignore[arg-type]
 
 
-SLOW_BINDINGS = """\
-bindings:
-  summarise:
-    server: counter
-    tool: sleep
-    arguments: {seconds: 60}
-    outputs: {}
-  index:
-    server: counter
-    tool: echo
-    arguments: {x: "${d}"}
-    outputs: {value: "$.structured.value"}
-"""
+SLOW_BINDINGS = (
+    "bindings:\n"
+    + binding("summarise", "sleep", "{seconds: 60}", "{}")
+    + binding("index", "echo", '{x: "${d}"}', '{value: "$.structured.value"}')
+)
 
 
 def sse_events(text: str) -> list[dict[str, str]]:
@@ -108,14 +66,11 @@ class ServerThread:
     """
 
     def __init__(self, app: object) -> None:
-        import socket
         import threading
 
         import uvicorn
 
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port: int = s.getsockname()[1]
+        self.port: int = free_port()
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")  # type: ignore[arg-type]
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
