@@ -56,6 +56,7 @@ from plansmith.execution._states import (
     ready_steps,
     transition,
 )
+from plansmith.execution._tracing import TraceView
 from plansmith.execution._wrappers import (
     CallRecord,
     ClassifyingInvoker,
@@ -137,4 +138,6 @@ __all__ = [
     "Runner",
     "RunOutcome",
     "idempotency_key",
+    # tracing (needs the otel extra when built)
+    "TraceView",
 ]
