@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from plansmith.planning.htn import fast_copy, goals_not_achieved
@@ -224,20 +225,21 @@ def print_domain_names() -> None:
         print("-- There are no domains --")
 
 
-def print_actions(domain: Domain | None = None) -> None:
-    domain = _domain(domain)
-    if domain._action_dict:
-        print("-- Actions:", ", ".join(domain._action_dict))
+def _print_names(label: str, names: Iterable[str]) -> None:
+    """GTPyhop's one-line listing: ``-- Label: a, b`` or ``-- There are no label --``."""
+    listed = ", ".join(names)
+    if listed:
+        print(f"-- {label}:", listed)
     else:
-        print("-- There are no actions --")
+        print(f"-- There are no {label.lower()} --")
+
+
+def print_actions(domain: Domain | None = None) -> None:
+    _print_names("Actions", _domain(domain)._action_dict)
 
 
 def print_commands(domain: Domain | None = None) -> None:
-    domain = _domain(domain)
-    if domain._command_dict:
-        print("-- Commands:", ", ".join(domain._command_dict))
-    else:
-        print("-- There are no commands --")
+    _print_names("Commands", _domain(domain)._command_dict)
 
 
 def print_methods(domain: Domain | None = None) -> None:
