@@ -11,8 +11,10 @@ import json
 import os
 import uuid
 from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TextIO
 
 from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind, load_bindings
 from plansmith.errors import (
@@ -67,7 +69,14 @@ from plansmith.model import (
 
 # The planner's one entry point; switch to ``plansmith.planning.plan`` once it is exported.
 from plansmith.planning._planner import plan as plan_problem
-from plansmith.servers import McpInvoker, ServerPool, ServersConfig, load_servers
+from plansmith.servers import (
+    McpInvoker,
+    PoolFactory,
+    ServerPool,
+    ServersConfig,
+    ToolPool,
+    load_servers,
+)
 
 __all__ = [
     "Engine",
@@ -205,12 +214,29 @@ class _Context:
         return make_replan(self.problem, make_replanner(self.problem, first), rebind)
 
 
+def _local_pool(config: ServersConfig, errlog: TextIO | None) -> ServerPool:
+    return ServerPool(config, errlog=errlog)
+
+
 class Engine:
     """Runs plans durably; see the module docstring."""
 
-    def __init__(self, home: Path | str = ".plansmith", *, log: RunLog | None = None) -> None:
+    def __init__(
+        self,
+        home: Path | str = ".plansmith",
+        *,
+        log: RunLog | None = None,
+        pool_factory: PoolFactory | None = None,
+    ) -> None:
         self.home = Path(home)
         self.log: RunLog = log if log is not None else SqliteRunLog(self.home / "runs.db")
+        self.pool_factory: PoolFactory = pool_factory or _local_pool
+
+    def open_pool(
+        self, config: ServersConfig, errlog: TextIO | None = None
+    ) -> AbstractAsyncContextManager[ToolPool]:
+        """The tool pool for one run: local processes, or a cluster's (``pool_factory``)."""
+        return self.pool_factory(config, errlog)
 
     def close(self) -> None:
         self.log.close()
@@ -229,7 +255,7 @@ class Engine:
         plan = make_plan(problem)
         bindings = load_bindings(inputs.bindings)
         config = load_servers(inputs.servers)
-        async with ServerPool(config) as pool:
+        async with self.open_pool(config) as pool:
             catalog = await pool.start(self.servers_used(bindings, plan, config))
         bound = bind(plan, problem.domain, bindings, catalog, env=os.environ)
         return plan, bound, catalog
@@ -262,7 +288,7 @@ class Engine:
         emitter = self._emitter(run_id, 0, subscribe)
         emitter.emit(RunCreated(run_id=run_id, inputs=dict(inputs.to_dict())))
         with (self.run_dir(run_id) / "servers.log").open("a") as errlog:
-            async with ServerPool(ctx.config, errlog=errlog) as pool:
+            async with self.open_pool(ctx.config, errlog) as pool:
                 used = self.servers_used(ctx.bindings, plan, ctx.config)
                 try:
                     ctx.catalog = await pool.start(used)
@@ -371,7 +397,7 @@ class Engine:
             self._approve(emitter, bound, ApprovalPolicy(), approve=approve)
             state = fold(run_id, self.log.events(run_id))
         with (self.run_dir(run_id) / "servers.log").open("a") as errlog:
-            async with ServerPool(ctx.config, errlog=errlog) as pool:
+            async with self.open_pool(ctx.config, errlog) as pool:
                 used = tuple(n for n in ctx.config.names if n in {s.server for s in bound.steps})
                 ctx.catalog = await pool.start(used)
                 runner = self._runner(

@@ -10,7 +10,7 @@ classifies it as ``tool_error``.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -59,6 +59,8 @@ class ToolCall:
     attempt: int = 1
     timeout: float | None = None
     on_progress: ProgressFn | None = field(default=None, compare=False, repr=False)
+    #: extra ``_meta`` entries for the call (for example W3C ``traceparent``)
+    meta: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

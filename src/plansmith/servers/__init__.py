@@ -36,7 +36,7 @@ from plansmith.servers._face_service import (
     StepInfo,
     Translation,
 )
-from plansmith.servers._invoker import McpInvoker
+from plansmith.servers._invoker import McpInvoker, PoolFactory, ToolPool
 from plansmith.servers._pool import ServerPool, to_tool_result
 
 __all__ = [
@@ -50,6 +50,8 @@ __all__ = [
     "DEFAULT_MAX_IN_FLIGHT",
     "ServerPool",
     "McpInvoker",
+    "PoolFactory",
+    "ToolPool",
     "to_tool_result",
     # plansmith's own MCP server (the face) and the service it is built on
     "build_face_server",

@@ -1,20 +1,51 @@
-"""The MCP tool invoker: ``ToolInvoker`` over a :class:`ServerPool`."""
+"""The MCP tool invoker: ``ToolInvoker`` over a tool pool (local or distributed)."""
 
 from __future__ import annotations
 
-from plansmith.execution import ToolCall, ToolResult
-from plansmith.servers._pool import ServerPool
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol, TextIO
 
-__all__ = ["McpInvoker"]
+from plansmith.binding import ToolCatalog
+from plansmith.execution import ProgressFn, ToolCall, ToolResult
+from plansmith.servers._config import ServersConfig
+
+__all__ = ["McpInvoker", "ToolPool", "PoolFactory"]
+
+
+class ToolPool(Protocol):
+    """Where tool calls go: :class:`ServerPool` here, or a pool spread over a cluster."""
+
+    async def start(self, names: tuple[str, ...] | None = None) -> ToolCatalog: ...
+
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        key: str | None = None,
+        on_progress: ProgressFn | None = None,
+        meta: Mapping[str, str] | None = None,
+    ) -> ToolResult: ...
+
+
+#: makes the pool for one run: ``factory(config, errlog)``, used as ``async with``
+PoolFactory = Callable[[ServersConfig, TextIO | None], AbstractAsyncContextManager[ToolPool]]
 
 
 class McpInvoker:
     """Calls each tool on its pooled server, with the idempotency key in ``_meta``."""
 
-    def __init__(self, pool: ServerPool) -> None:
+    def __init__(self, pool: ToolPool) -> None:
         self.pool = pool
 
     async def invoke(self, call: ToolCall) -> ToolResult:
         return await self.pool.call(
-            call.server, call.tool, dict(call.arguments), key=call.key, on_progress=call.on_progress
+            call.server,
+            call.tool,
+            dict(call.arguments),
+            key=call.key,
+            on_progress=call.on_progress,
+            meta=call.meta or None,
         )

@@ -14,6 +14,7 @@ import math
 import os
 import sys
 from collections import deque
+from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -271,8 +272,12 @@ class ServerPool:
         *,
         key: str | None = None,
         on_progress: ProgressFn | None = None,
+        meta: Mapping[str, str] | None = None,
     ) -> ToolResult:
-        """Call ``tool``; failures raise ``ToolCallError`` with their class."""
+        """Call ``tool``; failures raise ``ToolCallError`` with their class.
+
+        ``key`` goes into ``_meta`` as the idempotency key, beside ``meta``'s entries.
+        """
         conn = self._conns.get(server)
         if conn is None or not conn.ready.is_set():
             if self.config.get(server) is None:
@@ -290,13 +295,16 @@ class ServerPool:
                     ErrorClass.TRANSPORT_LOST, f"server {server!r} is not running: {error_text}"
                 )
             generation = conn.generation
-            meta = {IDEMPOTENCY_META_KEY: key} if key is not None else None
+            sent: dict[str, str] | None = dict(meta) if meta else None
+            if key is not None:
+                sent = sent or {}
+                sent[IDEMPOTENCY_META_KEY] = key
             try:
                 result = await client.call_tool(
                     tool,
                     arguments,
                     progress_callback=cast(Any, on_progress),
-                    meta=cast(Any, meta),
+                    meta=cast(Any, sent),
                 )
             except MCPError as error:
                 if error.code == CONNECTION_CLOSED:
