@@ -11,9 +11,15 @@ Scenarios (each the same tool calls, ``echo(x=7)`` of the shared raw benchmark's
                 server, its engine killed with SIGKILL at 20 random points and resumed
                 each time; checks that no finished step is called again, that every
                 repeated call carries the same key, and that the outputs equal those
-                of an uninterrupted run
+                of an uninterrupted run. Twice: with a view subscribed (each step's
+                start is committed before its call) and with none (starts are
+                group-committed, so a kill can lose a start that was called)
 
-Usage: .venv/bin/python bench/bench_executor.py [--n 1000] [--reps 3] [--resume]
+  --parts       each part of a step's CPU alone: the SDK call and pool.call in memory,
+                the runner over a fake invoker (memory and SQLite log), event JSON,
+                an event's construction, and a SQLite commit of a step's two events
+
+Usage: .venv/bin/python bench/bench_executor.py [--n 1000] [--reps 3] [--resume | --parts]
 Prints one table; ratios are plansmith calls/s over raw calls/s (>= 0.85 is the target),
 log-on time over log-off time (<= 1.10), and 8-step time over 1-step time (<= 1.11).
 """
@@ -21,11 +27,13 @@ log-on time over log-off time (<= 1.10), and 8-step time over 1-step time (<= 1.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +52,7 @@ from plansmith.execution import (
     bound_to_dict,
     fold,
 )
-from plansmith.model import ActionSchema, Domain, Plan, Step, Tier, TypedName
+from plansmith.model import ActionSchema, Domain, JSONValue, Plan, Step, Tier, TypedName
 from plansmith.servers import (
     InProcessServer,
     McpInvoker,
@@ -222,6 +230,7 @@ async def parallel_speedup() -> dict[str, Any]:
 
 async def main() -> None:
     n = ARGS.n
+    load_before = os.getloadavg()[0]
     results = []
     server = echo_server()
     async with Client(server) as client:
@@ -278,10 +287,133 @@ async def main() -> None:
             f"  (raw/off {r['cpu_ratio_off']:.2f}, on/off {r['cpu_on_over_off']:.2f})"
         )
     print(
-        f"\nparallel: 1 step {speed['one_s'] * 1000:.0f} ms, "
+        f"\nload average (1 min): {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at"
+        " the end (other work on this machine slows the engine's CPU, not only its wall time)"
+    )
+    print(
+        f"parallel: 1 step {speed['one_s'] * 1000:.0f} ms, "
         f"8 steps {speed['eight_s'] * 1000:.0f} ms,"
         f" ratio {speed['ratio']:.3f} ({speed['of_ideal']:.2f} of ideal)"
     )
+
+
+def _cpu_us(fn: Callable[[], object], count: int) -> float:
+    t0 = time.process_time()
+    for _ in range(count):
+        fn()
+    return (time.process_time() - t0) / count * 1e6
+
+
+async def parts(n: int = 2000, reps: int = 5) -> None:
+    """Where a step's CPU goes, each part alone (medians of ``reps`` interleaved runs)."""
+    import json
+
+    from plansmith.execution import FakeInvoker, StepSucceeded, ToolCall, ToolResult
+    from plansmith.execution._event_fast import event_json, step_started, step_succeeded
+
+    rows: dict[str, list[float]] = {}
+
+    def add(name: str, value: float) -> None:
+        rows.setdefault(name, []).append(value)
+
+    server = echo_server()
+    answer = ToolResult({"result": 7}, "7")
+
+    async def at_once(call: ToolCall) -> ToolResult:
+        await anyio.lowlevel.checkpoint()
+        return answer
+
+    async with (
+        Client(server) as client,
+        ServerPool(ServersConfig((InProcessServer("s0", server),))) as pool,
+    ):
+        catalog = await pool.start()
+        await warm(pool, ["s0"])
+        bound = bound_for(make_plan(n, chain=True), catalog)
+        with tempfile.TemporaryDirectory() as tmp:
+            sqlite = SqliteRunLog(Path(tmp) / "runs.db")
+            for _ in range(reps):
+                t0 = time.process_time()
+                for _ in range(n):
+                    await client.call_tool("echo", {"x": 7})
+                add("SDK call_tool, in memory", (time.process_time() - t0) / n * 1e6)
+                t0 = time.process_time()
+                for _ in range(n):
+                    await pool.call("s0", "echo", {"x": 7}, key="r/s1")
+                add("ServerPool.call, in memory", (time.process_time() - t0) / n * 1e6)
+                for name, log in (("memory", MemoryRunLog()), ("SQLite", sqlite)):
+                    run_id = f"parts-{time.perf_counter_ns()}"
+                    log.create_run(run_id, "", {})
+                    Emitter(log, run_id).emit(
+                        PlanReady(
+                            run_id=run_id, plan_hash=bound.plan_hash, bound=bound_to_dict(bound)
+                        )
+                    )
+                    state = fold(run_id, log.events(run_id))
+                    runner = Runner(FakeInvoker(at_once), log, state)
+                    t0 = time.process_time()
+                    await runner.run()
+                    add(
+                        f"runner step, fake invoker, {name} log",
+                        (time.process_time() - t0) / n * 1e6,
+                    )
+            sqlite.close()
+    args = ("o1",)
+    started = step_started(
+        "parts", 1, "2026-01-01T00:00:00.000Z", "s1", "e0", args, "s0", "echo", 1, "parts/s1"
+    )
+    result: dict[str, JSONValue] = {
+        "structured": {"result": 7},
+        "text": "7",
+        "is_error": False,
+        "retryable": False,
+    }
+    ended = step_succeeded(
+        "parts", 2, started.time, "s1", "e0", args, "s0", "echo", 1, 0.153, {"v": 7}, result
+    )
+    encode = json.JSONEncoder(separators=(",", ":")).encode
+    fields: dict[str, Any] = {
+        "run_id": "parts",
+        "seq": 2,
+        "time": started.time,
+        "step": "s1",
+        "action": "e0",
+        "args": args,
+        "server": "s0",
+        "tool": "echo",
+        "attempt": 1,
+        "duration_ms": 0.153,
+        "outputs": {"v": 7},
+        "result": result,
+    }
+    ordered: tuple[Any, ...] = tuple(fields.values())
+    with tempfile.TemporaryDirectory() as tmp:
+        log = SqliteRunLog(Path(tmp) / "runs.db")
+        pairs = iter(
+            [
+                (replace(ended, seq=2 * k + 1), replace(started, seq=2 * k + 2))
+                for k in range(reps * 2000)
+            ]
+        )
+
+        def commit() -> None:
+            end, start = next(pairs)
+            log.append(end)
+            log.append(start)
+            log.flush()
+
+        for _ in range(reps):
+            add(
+                "event JSON, json.dumps(to_dict())", _cpu_us(lambda: encode(ended.to_dict()), 20000)
+            )
+            add("event JSON, event_json", _cpu_us(lambda: event_json(ended), 20000))
+            add("StepSucceeded(**fields)", _cpu_us(lambda: StepSucceeded(**fields), 20000))
+            add("step_succeeded(*values)", _cpu_us(lambda: step_succeeded(*ordered), 20000))
+            add("SQLite: append a step's two events, commit", _cpu_us(commit, 2000))
+        log.close()
+    print("CPU per item (us), medians of interleaved runs:")
+    for name, values in rows.items():
+        print(f"  {name}: {statistics.median(values):.1f}")
 
 
 COUNTER = ROOT / "tests" / "servers" / "_servers" / "counter_server.py"
@@ -333,8 +465,9 @@ def write_docs(folder: Path, n_docs: int, call_log: Path) -> list[str]:
     ]
 
 
-def child(home: str, run_id: str, files: list[str]) -> None:
-    """Run (or resume, when ``files`` is empty) and print one JSON line per event."""
+def child(home: str, run_id: str, files: list[str], *, views: bool = True) -> None:
+    """Run (or resume, when ``files`` is empty) and print one JSON line per event
+    (``views``) or nothing (no view subscribed: steps' starts are group-committed)."""
     import json
 
     from plansmith.engine import Engine, RunInputs
@@ -346,18 +479,25 @@ def child(home: str, run_id: str, files: list[str]) -> None:
         sys.stdout.flush()
 
     async def go() -> None:
+        subscribe = show if views else None
         if files:
             inputs = RunInputs(*(Path(f) for f in files))
-            await engine.run(inputs, approve=True, subscribe=show, run_id=run_id)
+            await engine.run(inputs, approve=True, subscribe=subscribe, run_id=run_id)
         else:
-            await engine.resume(run_id, subscribe=show)
+            await engine.resume(run_id, subscribe=subscribe)
 
     anyio.run(go)
 
 
-def resume_bench(kills: int = 20, n_docs: int = 100, seed: int = 7) -> None:
+def _count_lines(path: Path) -> int:
+    return len(path.read_bytes().splitlines()) if path.exists() else 0
+
+
+def resume_bench(kills: int = 20, n_docs: int = 100, seed: int = 7, *, views: bool = True) -> None:
+    """With ``views``, the child prints its events and is killed after a random number
+    of step events; without, it prints nothing and is killed after a random number of
+    tool calls (read from the server's call log)."""
     import json
-    import os
     import random
     import signal
     import subprocess
@@ -376,22 +516,31 @@ def resume_bench(kills: int = 20, n_docs: int = 100, seed: int = 7) -> None:
         checkpoints: list[tuple[set[str], int]] = []
         t0 = time.perf_counter()
         for k in range(kills + 1):
-            args = [sys.executable, __file__, "--child", home, "r-resume"]
-            args += files if k == 0 else []
+            args = [sys.executable, __file__, "--child" if views else "--quiet-child"]
+            args += [home, "r-resume", *(files if k == 0 else [])]
             proc = subprocess.Popen(args, stdout=subprocess.PIPE, env=env)
             assert proc.stdout is not None
             finished = False
             stop_after = rng.randint(1, 40) if k < kills else -1  # the last run goes on
-            seen = 0
-            for line in proc.stdout:  # read every line: a full pipe would block the child
-                event = json.loads(line)
-                finished = event["type"] == "RunFinished"
-                if event["type"] in ("StepStarted", "StepSucceeded"):
-                    seen += 1
-                    if seen == stop_after:
+            if views:
+                seen = 0
+                for line in proc.stdout:  # read every line: a full pipe would block the child
+                    event = json.loads(line)
+                    finished = event["type"] == "RunFinished"
+                    if event["type"] in ("StepStarted", "StepSucceeded"):
+                        seen += 1
+                        if seen == stop_after:
+                            os.kill(proc.pid, signal.SIGKILL)  # the child this benchmark started
+                            break
+            else:
+                target = _count_lines(call_log) + (stop_after + 1) // 2
+                while proc.poll() is None:
+                    if stop_after > 0 and _count_lines(call_log) >= target:
                         os.kill(proc.pid, signal.SIGKILL)  # the child this benchmark started
                         break
+                    time.sleep(0.002)
             proc.wait()
+            finished = finished or proc.returncode == 0
             proc.stdout.close()
             sys.stderr.write(f"  cycle {k}: {'finished' if finished else 'killed'}\n")
             engine = Engine(home)
@@ -424,7 +573,8 @@ def resume_bench(kills: int = 20, n_docs: int = 100, seed: int = 7) -> None:
         fresh_engine.close()
         repeated = len(calls) - len({c["key"] for c in calls})
         print(
-            f"resume: {sum(1 for _ in checkpoints) - 1} kills, run {resumed.state}, "
+            f"resume ({'views subscribed' if views else 'no view'}):"
+            f" {sum(1 for _ in checkpoints) - 1} kills, run {resumed.state}, "
             f"{len(calls)} calls for {2 * n_docs} steps ({repeated} repeated), "
             f"finished steps called again: {violations}, "
             f"steps with more than one key: {sum(len(v) > 1 for v in keys_per_call.values())}, "
@@ -434,15 +584,19 @@ def resume_bench(kills: int = 20, n_docs: int = 100, seed: int = 7) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--child"]:
-        child(sys.argv[2], sys.argv[3], sys.argv[4:])
+    if sys.argv[1:2] in (["--child"], ["--quiet-child"]):
+        child(sys.argv[2], sys.argv[3], sys.argv[4:], views=sys.argv[1] == "--child")
         sys.exit(0)
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--resume", action="store_true", help="only the kill-and-resume run")
+    parser.add_argument("--parts", action="store_true", help="only the per-step parts, alone")
     ARGS = parser.parse_args()
     if ARGS.resume:
-        resume_bench()
+        resume_bench(views=True)
+        resume_bench(views=False)
+    elif ARGS.parts:
+        anyio.run(parts)
     else:
         anyio.run(main)

@@ -21,7 +21,12 @@ that leave the state unchanged (GTPyhop drops them, plansmith keeps them).
 Peak memory for 3200 blocks is the peak resident set (``VmHWM``) of a child
 process that builds the problem and plans it, and its increase while planning.
 
+``--breakdown`` prints instead where the time goes in each planner (domain code,
+state copies, the rest) and a bare loop that calls the domain's functions with
+no planner at all: the bound for any planner.
+
 Usage: .venv/bin/python bench/bench_htn.py [--sizes 100,400,1600,3200] [--json out.json]
+       .venv/bin/python bench/bench_htn.py --breakdown --sizes 400,1600
 """
 
 from __future__ import annotations
@@ -149,12 +154,24 @@ def blocks_htn(module: ModuleType) -> Any:
     return domain
 
 
+GTPYHOP_MAIN = sys.modules["gtpyhop.main"]
+PEER_CONFIG = (
+    "GTPyhop 2.0.2 in this process and Python: strategy iterative greedy "
+    "(its default, which importing gtpyhop sets), verbose 0, its structured "
+    "logging as shipped (on; the entries kept from earlier runs are cleared before each run)"
+)
+
+
 def gtpyhop_use(domain: Any, strategy: bool | str = False) -> None:
-    """Set GTPyhop's domain and strategy (outside the timed calls)."""
+    """Set GTPyhop's domain and strategy (outside the timed calls), and drop the log
+    entries its global logger kept from earlier runs (they only grow the heap)."""
     with quiet():
         real.set_verbose_level(0)
     real.set_recursive_planning(strategy)
     real.set_current_domain(domain)
+    logger = getattr(GTPYHOP_MAIN, "_global_logger", None)
+    if logger is not None:
+        logger.structured_handler.clear()
 
 
 def gtpyhop_plan(state: Any, todo: list[Any]) -> Any:
@@ -192,6 +209,161 @@ def timed_domain(domain: PyDomain, clock: Clock) -> PyDomain:
         unigoal_methods=tuple((n, tuple(map(clock.wrap, ms))) for n, ms in domain.unigoal_methods),
         multigoal_methods=tuple(map(clock.wrap, domain.multigoal_methods)),
     )
+
+
+@contextlib.contextmanager
+def timing(owner: Any, name: str, clock: Clock) -> Iterator[None]:
+    """``owner.name`` timed by ``clock`` for the duration (for the breakdown only)."""
+    saved = getattr(owner, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.process_time()
+        try:
+            return saved(*args, **kwargs)
+        finally:
+            clock.spent += time.process_time() - start
+
+    setattr(owner, name, timed)
+    try:
+        yield
+    finally:
+        setattr(owner, name, saved)
+
+
+def bare_loop(domain: PyDomain, state: Any, todo: list[Any]) -> list[Any]:
+    """The domain's functions called in the order a planner calls them, with no
+    planner: first method only, no copies, no checks (right for blocks_htn only,
+    whose tasks have one method that always applies). No planner that hands the
+    domain the problem's own objects can take less time than this."""
+    actions = dict(domain.actions)
+    tasks = dict(domain.task_methods)
+    agenda = list(reversed(todo))
+    plan = []
+    while agenda:
+        item = agenda.pop()
+        action = actions.get(item[0])
+        if action is not None:
+            state = action(state, *item[1:])
+            plan.append(item)
+        else:
+            agenda.extend(reversed(tasks[item[0]][0](state, *item[1:])))
+    return plan
+
+
+def shell_of(module: ModuleType, obj: Any) -> Any:
+    """A copy of ``obj`` whose attributes are set one by one (kept inline by CPython)."""
+    out = object.__new__(type(obj))
+    for key, value in vars(obj).items():
+        setattr(out, key, value)
+    return out
+
+
+def run_breakdown(sizes: list[int]) -> list[dict[str, Any]]:
+    """Where the CPU time goes in each planner on n blocks: one plain run each (the
+    total), then one instrumented run each that times the parts."""
+    from plansmith.planning.htn import _pystate
+
+    rows = []
+    real_domain = blocks_htn(real)
+    pydomain = py_domain_of(blocks_htn(stand_in))
+    for n in sizes:
+        gtpyhop_use(real_domain)
+        state, todo = blocks_problem(real, n)
+        t_theirs, theirs = cpu(lambda s=state, t=todo: gtpyhop_plan(s, t))
+        saved = dict(real_domain._action_dict), dict(real_domain._task_method_dict)
+        domain_clock, copy_clock, compare_clock, log_clock = Clock(), Clock(), Clock(), Clock()
+        real_domain._action_dict.update(
+            {k: domain_clock.wrap(f) for k, f in real_domain._action_dict.items()}
+        )
+        real_domain._task_method_dict.update(
+            {k: [domain_clock.wrap(m) for m in ms] for k, ms in saved[1].items()}
+        )
+        gtpyhop_use(real_domain)
+        state, todo = blocks_problem(real, n)
+        try:
+            with (
+                timing(real.State, "copy", copy_clock),
+                timing(real.State, "__ne__", compare_clock),
+                timing(GTPYHOP_MAIN, "_log_if_available", log_clock),
+            ):
+                gtpyhop_plan(state, todo)
+        finally:
+            real_domain._action_dict.update(saved[0])
+            real_domain._task_method_dict.update(saved[1])
+        state, todo = blocks_problem(stand_in, n)
+        t_ours, mine = cpu(lambda s=state, t=todo: ours(pydomain, s, t))
+        ours_clock, apply_clock, shell_clock = Clock(), Clock(), Clock()
+        state, todo = blocks_problem(stand_in, n)
+        with (
+            timing(_pystate.StateOps, "apply", apply_clock),
+            timing(_pystate.StateOps, "shell", shell_clock),
+        ):
+            ours(timed_domain(pydomain, ours_clock), state, todo)
+        state, todo = blocks_problem(stand_in, n)
+        state = shell_of(stand_in, state)
+        todo = [(todo[0][0], shell_of(stand_in, todo[0][1]))]
+        t_bare, bare = cpu(lambda s=state, t=todo: bare_loop(pydomain, s, t))
+        # apply's time includes the actions', which the domain clock also counts
+        actions = {f for _, f in pydomain.actions}
+        action_clock = Clock()
+        state, todo = blocks_problem(stand_in, n)
+        timed_actions = PyDomain(
+            pydomain.name,
+            actions=tuple((k, action_clock.wrap(f)) for k, f in pydomain.actions),
+            task_methods=pydomain.task_methods,
+        )
+        ours(timed_actions, state, todo)
+        assert len(actions) == len(pydomain.actions)
+        rows.append(
+            {
+                "blocks": n,
+                "same": list(mine) == theirs == bare,
+                "gtpyhop": t_theirs,
+                "gtpyhop_domain": domain_clock.spent,
+                "gtpyhop_copy": copy_clock.spent,
+                "gtpyhop_compare": compare_clock.spent,
+                "gtpyhop_log": log_clock.spent,
+                "plansmith": t_ours,
+                "plansmith_domain": ours_clock.spent,
+                "plansmith_apply": max(apply_clock.spent - action_clock.spent, 0.0),
+                "plansmith_shell": shell_clock.spent,
+                "bare": t_bare,
+            }
+        )
+        print(f"  breakdown {n}: done", file=sys.stderr, flush=True)
+    return rows
+
+
+def breakdown_table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| blocks | planner | total CPU s | domain's functions | state copies | "
+        "state compare | logging | rest (search) | ratio | bound: bare loop s (ratio) |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        g, o = r["gtpyhop"], r["plansmith"]
+        g_rest = g - r["gtpyhop_domain"] - r["gtpyhop_copy"] - r["gtpyhop_compare"]
+        g_rest -= r["gtpyhop_log"]
+        o_rest = o - r["plansmith_domain"] - r["plansmith_apply"] - r["plansmith_shell"]
+        lines.append(
+            f"| {r['blocks']} | GTPyhop | {g:.3f} | {r['gtpyhop_domain']:.3f} | "
+            f"{r['gtpyhop_copy']:.3f} (deepcopy) | {r['gtpyhop_compare']:.3f} | "
+            f"{r['gtpyhop_log']:.3f} | {g_rest:.3f} | | |"
+        )
+        lines.append(
+            f"| {r['blocks']} | plansmith | {o:.3f} | {r['plansmith_domain']:.3f} | "
+            f"{r['plansmith_apply']:.3f} (apply) + {r['plansmith_shell']:.3f} (shells) | - | - | "
+            f"{o_rest:.3f} | {g / o:.1f}x | {r['bare']:.3f} ({g / r['bare']:.1f}x) |"
+        )
+    lines.append("")
+    lines.append(
+        "Parts come from a second, instrumented run of each planner (a timer around each "
+        "call; the domain's functions timed at the methods and actions the planner calls). "
+        "'rest' is the plain run's total less the parts."
+    )
+    same = all(r["same"] for r in rows)
+    lines.append(f"same plan in all three: {'yes' if same else 'NO'}")
+    return "\n".join(lines)
 
 
 # --- the cases -------------------------------------------------------------------
@@ -361,11 +533,24 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--peak", choices=["gtpyhop", "plansmith"], help=argparse.SUPPRESS)
     parser.add_argument("--no-peak", action="store_true", help="skip the memory children")
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="only the table of where the time goes in each planner, for --sizes",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.peak:
         peak_main(args.peak, sizes[-1])
         return 0
+    print(PEER_CONFIG)
+    print()
+    if args.breakdown:
+        rows = run_breakdown(sizes)
+        print(breakdown_table(rows))
+        if args.json:
+            args.json.write_text(json.dumps({"breakdown": rows}, indent=1))
+        return 0 if all(r["same"] for r in rows) else 1
     blocks = run_blocks(sizes)
     mcp = run_mcp()
     peaks: dict[str, Any] = {}

@@ -14,11 +14,13 @@ HERE = Path(__file__).resolve().parent
 ORDER = [
     "bench_pddl_readers.py",
     "bench_classical.py",
+    "bench_astar.py",
     "bench_htn.py",
     "bench_executor.py",
     "bench_lab.py",
     "bench_bio.py",
     "bench_corpus.py",
+    "bench_dask.py",
 ]
 
 

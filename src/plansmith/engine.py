@@ -3,25 +3,36 @@ picks implementations (SQLite log, MCP invoker, the classical replanner).
 
 ``Engine(home)`` keeps its run log in ``home/runs.db`` and a directory per run in
 ``home/runs/RUN_ID``. Every face (CLI, MCP server, web) goes through it.
+
+Runs are leased (``execution.RunLeases``) when the log has leases: ``run`` and ``resume``
+take the run's lease under the engine's id, renew it every ``lease_renew`` seconds while
+the run is live, and release it when the run ends, so that engines sharing one log
+(PostgreSQL) never drive the same run at once. ``take_over_expired`` and
+``keep_taking_over`` resume the unfinished runs whose lease expired (a crashed engine's).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
+
+import anyio
 
 from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind, load_bindings
 from plansmith.errors import (
     ApprovalRequiredError,
     BindingError,
     ExecutionError,
+    InputError,
     PlansmithError,
+    RunLeasedError,
     ServerStartError,
 )
 from plansmith.execution import (
@@ -37,6 +48,7 @@ from plansmith.execution import (
     ReplayInvoker,
     RunCreated,
     RunFinished,
+    RunLeases,
     RunLog,
     Runner,
     RunOutcome,
@@ -44,12 +56,17 @@ from plansmith.execution import (
     SqliteRunLog,
     StepKey,
     ToolInvoker,
+    TraceSetup,
     bound_to_dict,
     fold,
     iso_time,
     make_replan,
+    new_engine_id,
+    open_run_log,
+    owner_gone,
     replay_replan,
     tiers_needing_approval,
+    tracing_from_env,
     unpack,
     utc_now,
 )
@@ -75,11 +92,13 @@ from plansmith.servers import (
     ServerPool,
     ServersConfig,
     ToolPool,
+    dask_pool_factory,
     load_servers,
 )
 
 __all__ = [
     "Engine",
+    "open_engine",
     "RunInputs",
     "load_problem_files",
     "make_plan",
@@ -219,7 +238,13 @@ def _local_pool(config: ServersConfig, errlog: TextIO | None) -> ServerPool:
 
 
 class Engine:
-    """Runs plans durably; see the module docstring."""
+    """Runs plans durably; see the module docstring.
+
+    ``lease_ttl``: seconds a run's lease lasts without renewal (another engine may take
+    the run over after that); ``lease_renew``: seconds between renewals (default a third
+    of the ttl); ``engine_id``: the owner name of this engine's leases (default
+    ``HOST:PID:RANDOM``).
+    """
 
     def __init__(
         self,
@@ -227,10 +252,21 @@ class Engine:
         *,
         log: RunLog | None = None,
         pool_factory: PoolFactory | None = None,
+        engine_id: str | None = None,
+        lease_ttl: float = 30.0,
+        lease_renew: float | None = None,
+        tracing: TraceSetup | None = None,
     ) -> None:
         self.home = Path(home)
+        # OpenTelemetry only when asked for (OTEL_* variables): nothing is wrapped otherwise
+        self.tracing = tracing if tracing is not None else tracing_from_env(os.environ)
         self.log: RunLog = log if log is not None else SqliteRunLog(self.home / "runs.db")
         self.pool_factory: PoolFactory = pool_factory or _local_pool
+        self.leases: RunLeases | None = self.log if isinstance(self.log, RunLeases) else None
+        self.engine_id = engine_id or new_engine_id()
+        self.lease_ttl = lease_ttl
+        self.lease_renew = lease_renew if lease_renew is not None else lease_ttl / 3
+        self._driving: set[str] = set()
 
     def open_pool(
         self, config: ServersConfig, errlog: TextIO | None = None
@@ -239,7 +275,26 @@ class Engine:
         return self.pool_factory(config, errlog)
 
     def close(self) -> None:
+        if self.tracing is not None:
+            self.tracing.shutdown()
         self.log.close()
+
+    def _trace(
+        self, emitter: Emitter, state: RunState | None = None
+    ) -> Callable[[ToolInvoker], ToolInvoker]:
+        """When tracing is on, subscribe a span view to ``emitter`` now (a resumed run's
+        view is primed with its DAG) and return how to wrap the invoker; else identity."""
+        if self.tracing is None:
+            return lambda invoker: invoker
+        tracing, view = self.tracing, self.tracing.view()
+        if state is not None:
+            view.prime(state)
+        emitter.subscribe(view)
+        return lambda invoker: tracing.wrap(invoker, view)
+
+    async def _flush_traces(self) -> None:
+        if self.tracing is not None:
+            await anyio.to_thread.run_sync(self.tracing.flush)
 
     # -- check and bind -------------------------------------------------------------------
 
@@ -282,10 +337,26 @@ class Engine:
     ) -> RunOutcome:
         """Plan, bind, record, approve (or stop awaiting approval), then run."""
         run_id = run_id or self.new_run_id()
+        return await self._driven(
+            run_id,
+            lambda: self._run(inputs, run_id, approve, policy, max_parallel, subscribe=subscribe),
+        )
+
+    async def _run(
+        self,
+        inputs: RunInputs,
+        run_id: str,
+        approve: bool,
+        policy: ApprovalPolicy | None,
+        max_parallel: int,
+        *,
+        subscribe: Subscriber | None,
+    ) -> RunOutcome:
         ctx = _Context.load(inputs)
         plan = ctx.plan = make_plan(ctx.problem)
         self.log.create_run(run_id, iso_time(utc_now()), dict(inputs.to_dict()))
         emitter = self._emitter(run_id, 0, subscribe)
+        traced = self._trace(emitter)
         emitter.emit(RunCreated(run_id=run_id, inputs=dict(inputs.to_dict())))
         with (self.run_dir(run_id) / "servers.log").open("a") as errlog:
             async with self.open_pool(ctx.config, errlog) as pool:
@@ -311,12 +382,15 @@ class Engine:
                 runner = self._runner(
                     state,
                     emitter,
-                    McpInvoker(pool),
+                    traced(McpInvoker(pool)),
                     ctx,
                     max_parallel=max_parallel,
                     policy=policy or ApprovalPolicy(),
                 )
-                return await runner.run()
+                try:
+                    return await runner.run()
+                finally:
+                    await self._flush_traces()
 
     def _emitter(self, run_id: str, last_seq: int, subscribe: Subscriber | None) -> Emitter:
         emitter = Emitter(self.log, run_id, last_seq=last_seq)
@@ -377,7 +451,20 @@ class Engine:
         max_parallel: int = 8,
         subscribe: Subscriber | None = None,
     ) -> RunOutcome:
-        """Continue a run from its log: succeeded steps are not called again."""
+        """Continue a run from its log: succeeded steps are not called again.
+
+        A run whose lease another engine holds raises ``RunLeasedError``, unless that
+        engine's process is gone from this host (then a person's resume need not wait).
+        """
+        return await self._driven(
+            run_id,
+            lambda: self._resume(run_id, approve, max_parallel, subscribe),
+            explicit=True,
+        )
+
+    async def _resume(
+        self, run_id: str, approve: bool, max_parallel: int, subscribe: Subscriber | None
+    ) -> RunOutcome:
         info = self.log.run(run_id)
         state = fold(run_id, self.log.events(run_id))
         if state.finished is not None:
@@ -400,10 +487,165 @@ class Engine:
             async with self.open_pool(ctx.config, errlog) as pool:
                 used = tuple(n for n in ctx.config.names if n in {s.server for s in bound.steps})
                 ctx.catalog = await pool.start(used)
-                runner = self._runner(
-                    state, emitter, McpInvoker(pool), ctx, max_parallel=max_parallel
+                invoker = self._trace(emitter, state)(McpInvoker(pool))
+                runner = self._runner(state, emitter, invoker, ctx, max_parallel=max_parallel)
+                try:
+                    return await runner.run()
+                finally:
+                    await self._flush_traces()
+
+    # -- leases: one engine drives a run ------------------------------------------------
+
+    def _acquire(self, leases: RunLeases, run_id: str, *, explicit: bool) -> None:
+        if run_id in self._driving:
+            raise RunLeasedError(
+                f"run {run_id} is already driven by this engine ({self.engine_id})",
+                hint="wait for that run to end",
+            )
+        for _ in range(3):  # None: the holder released it between our two statements
+            lease = leases.acquire(run_id, self.engine_id, self.lease_ttl)
+            # a person's resume need not wait for a lease whose process died on this host
+            held = lease is not None and lease.owner != self.engine_id
+            if explicit and held and lease is not None and owner_gone(lease.owner):
+                lease = leases.acquire(
+                    run_id, self.engine_id, self.lease_ttl, replacing=lease.owner
                 )
-                return await runner.run()
+            if lease is None:
+                continue
+            if lease.owner == self.engine_id:
+                return
+            until = iso_time(lease.expires)
+            raise RunLeasedError(
+                f"run {run_id} is driven by engine {lease.owner} until {until}",
+                hint="wait for it to finish; if that engine is gone, another engine takes"
+                f" the run over after {until} (or `plansmith resume {run_id}` then)",
+            )
+        raise RunLeasedError(f"run {run_id}: its lease changed hands while it was taken")
+
+    async def _keep_lease(
+        self, leases: RunLeases, run_id: str, scope: anyio.CancelScope, lost: list[str]
+    ) -> None:
+        """Renew the lease until cancelled; when it is lost, cancel the run (``scope``)."""
+        renewed = time.monotonic()
+        while True:
+            await anyio.sleep(self.lease_renew)  # a period, not a synchronisation
+            try:
+                if leases.renew(run_id, self.engine_id, self.lease_ttl):
+                    renewed = time.monotonic()
+                    continue
+                reason = "another engine took its lease"
+            except PlansmithError as error:  # the log is unreachable: retry until expiry
+                if time.monotonic() - renewed < self.lease_ttl:
+                    continue
+                reason = f"its lease could not be renewed: {error.message}"
+            lost.append(reason)
+            scope.cancel()
+            return
+
+    async def _driven(
+        self, run_id: str, body: Callable[[], Awaitable[RunOutcome]], *, explicit: bool = False
+    ) -> RunOutcome:
+        """``body()`` under the run's lease, renewed in a background task meanwhile."""
+        leases = self.leases
+        if leases is None:
+            return await body()
+        self._acquire(leases, run_id, explicit=explicit)
+        self._driving.add(run_id)
+        lost: list[str] = []
+        outcome: RunOutcome | None = None
+        caught: BaseException | None = None
+        scope = anyio.CancelScope()
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._keep_lease, leases, run_id, scope, lost)
+                try:
+                    with scope:
+                        outcome = await body()
+                except BaseException as error:  # raised below, outside the task group
+                    caught = error
+                tg.cancel_scope.cancel()
+        finally:
+            self._driving.discard(run_id)
+            leases.release(run_id, self.engine_id)
+        if lost:
+            raise RunLeasedError(
+                f"run {run_id} stopped: engine {self.engine_id} lost its lease ({lost[0]})",
+                hint="another engine drives the run now; raise the lease time if engines"
+                " stall for longer than it",
+            ) from caught
+        if caught is not None:
+            raise caught
+        assert outcome is not None
+        return outcome
+
+    async def take_over_expired(
+        self, *, max_parallel: int = 8, subscribe: Subscriber | None = None
+    ) -> list[RunOutcome]:
+        """Resume, side by side, every unfinished run whose lease expired (a crashed
+        engine's) and return the outcomes of those this engine took. A run another
+        engine took first is skipped; one that cannot be resumed gives a ``failed``
+        outcome whose reason says why (its log is left as it was)."""
+        leases = self.leases
+        if leases is None:
+            return []
+        outcomes: list[RunOutcome] = []
+
+        async def take(run_id: str) -> None:
+            outcome = await self._take_over(run_id, max_parallel, subscribe)
+            if outcome is not None:
+                outcomes.append(outcome)
+
+        async with anyio.create_task_group() as tg:
+            for run_id in leases.expired_unfinished():
+                if run_id not in self._driving:
+                    tg.start_soon(take, run_id)
+        return outcomes
+
+    async def _take_over(
+        self, run_id: str, max_parallel: int, subscribe: Subscriber | None
+    ) -> RunOutcome | None:
+        try:
+            return await self._driven(
+                run_id, lambda: self._resume(run_id, False, max_parallel, subscribe)
+            )
+        except RunLeasedError:
+            return None  # another engine was first (or this one drives it already)
+        except PlansmithError as error:
+            return RunOutcome(run_id, "failed", f"could not take the run over: {error.message}")
+
+    async def keep_taking_over(
+        self,
+        *,
+        every: float | None = None,
+        max_parallel: int = 8,
+        subscribe: Subscriber | None = None,
+        on_outcome: Callable[[RunOutcome], None] | None = None,
+    ) -> None:
+        """Until cancelled: every ``every`` seconds (default half the lease ttl), take over
+        each unfinished run whose lease expired. Each taken run goes on in the
+        background, so a long one does not hold up the next scan. For services that
+        share their log with other engines (``plansmith serve`` / ``mcp``)."""
+        leases = self.leases
+        if leases is None:
+            return
+        period = every if every is not None else self.lease_ttl / 2
+        starting: set[str] = set()
+
+        async def take(run_id: str) -> None:
+            try:
+                outcome = await self._take_over(run_id, max_parallel, subscribe)
+            finally:
+                starting.discard(run_id)
+            if outcome is not None and on_outcome is not None:
+                on_outcome(outcome)
+
+        async with anyio.create_task_group() as tg:
+            while True:
+                for run_id in leases.expired_unfinished():
+                    if run_id not in self._driving and run_id not in starting:
+                        starting.add(run_id)
+                        tg.start_soon(take, run_id)
+                await anyio.sleep(period)  # a polling period, not a synchronisation
 
     async def replay(self, run_id: str, *, subscribe: Subscriber | None = None) -> list[Event]:
         """Run the recorded plan again offline against the recorded outputs."""
@@ -433,3 +675,32 @@ class Engine:
         )
         await runner.run()
         return memory.events(run_id)
+
+
+def open_engine(
+    home: Path | str,
+    *,
+    log: str | Path | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
+    lease_ttl: float = 30.0,
+) -> Engine:
+    """An engine whose run log is ``log`` (a SQLite file, default ``home/runs.db``, or a
+    ``postgresql://`` URL) and whose steps run locally or on a Dask cluster (``executor``
+    ``dask`` with the ``scheduler`` address). Bad combinations are ``InputError``s."""
+    if executor not in ("local", "dask"):
+        raise InputError(f"--executor {executor!r}: unknown", hint="use local or dask")
+    if executor == "local" and scheduler:
+        raise InputError(
+            "--scheduler is only for --executor dask", hint="add --executor dask, or drop it"
+        )
+    pool_factory: PoolFactory | None = None
+    if executor == "dask":
+        if not scheduler:
+            raise InputError(
+                "--executor dask needs the cluster's scheduler address",
+                hint="add --scheduler tcp://HOST:PORT (or set PLANSMITH_DASK_SCHEDULER)",
+            )
+        pool_factory = dask_pool_factory(scheduler)
+    run_log = open_run_log(log, Path(home))
+    return Engine(home, log=run_log, pool_factory=pool_factory, lease_ttl=lease_ttl)

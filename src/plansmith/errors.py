@@ -22,6 +22,7 @@ it happened (a :class:`Location`: file, line, column, or a step id) and a
     ├── ExecutionError                  exit 5  a run could not be carried out
     │   ├── ServerStartError                    an MCP server did not start or answer
     │   ├── ToolCallError                       one tool call failed (with its error class)
+    │   ├── RunLeasedError                      another engine drives the run (holds its lease)
     │   └── StepFailedError                     a step failed and no replan saved the run
     └── ApprovalRequiredError           exit 6  the plan waits for a person to approve its hash
 
@@ -53,6 +54,7 @@ __all__ = [
     "ServerStartError",
     "StepFailedError",
     "BusyError",
+    "RunLeasedError",
     "ToolCallError",
     "ApprovalRequiredError",
 ]
@@ -213,6 +215,10 @@ class ServerStartError(ExecutionError):
 
 class BusyError(ExecutionError):
     """Too many runs are in flight; the request was refused rather than queued. Retry later."""
+
+
+class RunLeasedError(ExecutionError):
+    """Another engine holds the run's lease (or this engine lost it): one engine drives a run."""
 
 
 class StepFailedError(ExecutionError):

@@ -53,3 +53,26 @@ def write_inputs(
     return RunInputs(
         tmp / "domain.yaml", tmp / "problem.yaml", tmp / "servers.json", tmp / "bindings.yaml"
     )
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    """``plansmith ARGS`` through Typer's runner: exit code, stdout, stderr."""
+    from typer.testing import CliRunner
+
+    import plansmith.cli._run  # noqa: F401  (registers the commands on the app)
+    from plansmith.cli._app import app
+
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def files(inputs: RunInputs) -> list[str]:
+    """The domain, problem, ``--servers`` and ``--bindings`` arguments of ``inputs``."""
+    return [
+        str(inputs.domain),
+        str(inputs.problem),
+        "--servers",
+        str(inputs.servers),
+        "--bindings",
+        str(inputs.bindings),
+    ]

@@ -6,27 +6,11 @@ import json
 from pathlib import Path
 
 import _engine_helpers as eh
-from typer.testing import CliRunner
 
 import plansmith.cli._check
 import plansmith.cli._run  # noqa: F401  (registers the commands on the app)
-from plansmith.cli._app import app
 
-
-def invoke(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
-
-
-def files(inputs: eh.RunInputs) -> list[str]:
-    return [
-        str(inputs.domain),
-        str(inputs.problem),
-        "--servers",
-        str(inputs.servers),
-        "--bindings",
-        str(inputs.bindings),
-    ]
+invoke, files = eh.invoke, eh.files
 
 
 def test_run_json_prints_one_event_per_line_then_runs_show_and_replay(tmp_path: Path) -> None:

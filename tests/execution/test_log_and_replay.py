@@ -1,12 +1,16 @@
-"""The run log (SQLite, blobs), the pure policies, and replay from a recorded log."""
+"""The run log (SQLite and PostgreSQL, blobs), the pure policies, and replay from a
+recorded log. The log tests run on both stores (``open_log``); PostgreSQL is a real
+server (``tests/_pg_server.py``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import _exec_helpers as h
 import anyio
 import pytest
+from _log_fixtures import OpenLog, log_opener
 
 from plansmith.binding import StepPolicy
 from plansmith.errors import ExecutionError, RunNotFoundError, ToolCallError
@@ -16,7 +20,6 @@ from plansmith.execution import (
     RecordingInvoker,
     ReplayInvoker,
     Runner,
-    SqliteRunLog,
     StepState,
     StepSucceeded,
     ToolCall,
@@ -41,18 +44,25 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenLog]:
+    """Opens the same store again at each call: a SQLite file, or a fresh PostgreSQL schema."""
+    with log_opener(request.param, tmp_path) as opener:
+        yield opener
+
+
 async def big(call: ToolCall) -> ToolResult:
     return ToolResult({"done": "x" * 40_000, "key": call.key}, "")
 
 
-async def test_sqlite_log_survives_reopen_and_keeps_large_outputs_as_blobs(tmp_path: Path) -> None:
-    log = SqliteRunLog(tmp_path / "runs.db")
+async def test_log_survives_reopen_and_keeps_large_outputs_as_blobs(open_log: OpenLog) -> None:
+    log = open_log()
     log2, state = h.start_run(h.bound(h.chain(2)), log)
     with anyio.fail_after(10):
         outcome = await Runner(FakeInvoker(big), log2, state).run()
     assert outcome.outputs["s1"] == {"done": "x" * 40_000, "key": "run-1/s1"}
     log.close()
-    reopened = SqliteRunLog(tmp_path / "runs.db")
+    reopened = open_log()
     events = reopened.events("run-1")
     done = [e for e in events if isinstance(e, StepSucceeded)]
     assert done[0].outputs == {"$blob": done[0].outputs["$blob"]}  # type: ignore[index]
@@ -159,25 +169,25 @@ def test_step_events_keep_argument_types_and_print_the_call() -> None:
 
 
 @pytest.mark.parametrize("count", [1, 2, 200, 201, 450])
-def test_sqlite_flush_writes_every_appended_event_in_order(tmp_path: Path, count: int) -> None:
-    log = SqliteRunLog(tmp_path / "runs.db")
+def test_flush_writes_every_appended_event_in_order(open_log: OpenLog, count: int) -> None:
+    log = open_log()
     log.create_run("r", "", {})
     emitter = Emitter(log, "r")
     for k in range(count):
         emitter.emit(h.PlanReady(run_id="r", plan_hash=f"h{k}"), defer=True)
     emitter.flush()
     log.close()
-    reopened = SqliteRunLog(tmp_path / "runs.db")
+    reopened = open_log()
     events = reopened.events("r")
     reopened.close()
     assert [e.seq for e in events] == list(range(1, count + 1))
     assert [e.plan_hash for e in events][-1] == f"h{count - 1}"  # type: ignore[attr-defined]
 
 
-def test_sqlite_flush_of_a_duplicate_event_fails_and_writes_none_of_its_batch(
-    tmp_path: Path,
+def test_flush_of_a_duplicate_event_fails_and_writes_none_of_its_batch(
+    open_log: OpenLog,
 ) -> None:
-    log = SqliteRunLog(tmp_path / "runs.db")
+    log = open_log()
     log.create_run("r", "", {})
     first = h.PlanReady(run_id="r", seq=1, time="t", plan_hash="a")
     log.append(first)

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 import anyio
 import pytest
+from _exec_helpers import bound, plan
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -29,7 +30,10 @@ from plansmith.execution import (
     StepStarted,
     StepSucceeded,
     TraceView,
+    bound_to_dict,
+    fold,
 )
+from plansmith.model import Step
 
 SECRET = "s3cr3t-token"
 S = TypeVar("S", bound=StepEvent)
@@ -236,3 +240,59 @@ async def test_engine_run_over_stdio_gives_one_span_per_step_under_the_run(
     assert {(s.attributes or {})["plansmith.step.server"] for s in steps} == {"counter"}
     assert (run.attributes or {})["plansmith.run.id"] == outcome.run_id
     assert (run.attributes or {})["plansmith.plan.hash"]
+
+
+def test_runner_style_retry_without_a_second_step_started_gets_a_span_after_the_delay() -> None:
+    """The runner emits no StepStarted for a retry: the next attempt's span starts at the
+    retry event's time plus its backoff delay, opened by its first event."""
+    b: dict[str, Any] = {"step": "s2", "action": "index", "args": ("d0",)}
+    events = [
+        RunStarted(run_id="r1", seq=1),
+        step(StepStarted, seq=2, time="2026-01-02T03:04:05.000Z", key="r1/s2", **b),
+        step(StepRetrying, seq=3, time="2026-01-02T03:04:06.000Z", delay_s=0.5, **b),
+        step(StepSucceeded, seq=4, time="2026-01-02T03:04:07.000Z", attempt=2, **b),
+        RunFinished(run_id="r1", seq=5),
+    ]
+    first, second, _run = traced(events)
+    assert (first.attributes or {})["plansmith.step.attempt"] == 1
+    assert (second.attributes or {})["plansmith.step.attempt"] == 2
+    assert second.status.status_code is StatusCode.OK
+    assert first.end_time is not None
+    assert second.start_time == first.end_time + 500_000_000
+    assert [(k.context.span_id, (k.attributes or {})["plansmith.link"]) for k in second.links] == [
+        (first.context.span_id, "previous_attempt")
+    ]
+
+
+def test_cancelled_run_gives_one_run_span_even_with_run_finished_after_run_cancelled() -> None:
+    events = [
+        RunStarted(run_id="r1", seq=1),
+        RunCancelled(run_id="r1", seq=2, reason="stop"),
+        RunFinished(run_id="r1", seq=3, state="cancelled", reason="stop"),
+    ]
+    (run,) = traced(events)
+    assert (run.attributes or {})["plansmith.run.state"] == "cancelled"
+
+
+def test_primed_view_links_a_resumed_step_to_predecessors_it_saw_run() -> None:
+    b = bound(plan([Step("s0", "work", ("i0",)), Step("s1", "work", ("i1",), after=("s0",))]))
+    state = fold(
+        "r3", [PlanReady(run_id="r3", seq=1, plan_hash=b.plan_hash, bound=bound_to_dict(b))]
+    )
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    view = TraceView(provider)
+    view.prime(state)  # a resume: PlanReady was written by an earlier process
+    for e in [
+        RunStarted(run_id="r3", seq=2, resumed=True),
+        step(StepStarted, run_id="r3", seq=3, step="s0", action="work"),
+        step(StepSucceeded, run_id="r3", seq=4, step="s0", action="work"),
+        step(StepStarted, run_id="r3", seq=5, step="s1", action="work"),
+        step(StepSucceeded, run_id="r3", seq=6, step="s1", action="work"),
+        RunFinished(run_id="r3", seq=7),
+    ]:
+        view(e)
+    s0, s1, _run = exporter.get_finished_spans()
+    assert [k.context.span_id for k in s1.links] == [s0.context.span_id]
+    assert not s0.links

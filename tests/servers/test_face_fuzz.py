@@ -27,6 +27,7 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "get_run_report": ("run_id",),
     "cancel_run": ("run_id",),
     "list_runs": (),
+    "draft_patch": ("run_id", "note", "branch", "drafter"),
 }
 
 json_values = st.recursive(

@@ -12,6 +12,14 @@ import yaml
 
 from plansmith.cli._app import app, guarded
 from plansmith.cli._check import HomeOpt
+from plansmith.cli._engine_options import (
+    ExecutorOpt,
+    LeaseTtlOpt,
+    LogOpt,
+    SchedulerOpt,
+    open_engine,
+    shares_log,
+)
 from plansmith.errors import InputError, Location
 
 __all__: list[str] = []
@@ -23,6 +31,10 @@ _KEYS = {
     "max_parallel",
     "share_runs",
     "approve_tiers",
+    "log",
+    "executor",
+    "scheduler",
+    "lease_ttl",
     "research_sources",  # folders of documents for the research tools (DIR or NAME=DIR)
 }
 
@@ -80,13 +92,16 @@ def mcp_command(
             help="A folder of documents for start_research, DIR or NAME=DIR (repeatable).",
         ),
     ] = None,
+    log: LogOpt = None,
+    executor: ExecutorOpt = "local",
+    scheduler: SchedulerOpt = None,
+    lease_ttl: LeaseTtlOpt = 30.0,
 ) -> None:
     """Serve plansmith over MCP: list_domains, make_plan (goal, tasks or a request in
     natural language), approve_plan, start_run, get_run_status, get_run_report; with
     --research-source, also start_research, get_research_status, get_research_report."""
     if transport not in ("stdio", "http"):
         raise InputError(f"unknown transport {transport!r}", hint="use --transport stdio or http")
-    from plansmith.engine import Engine
     from plansmith.engine_service import (
         EngineService,
         ResearchService,
@@ -102,7 +117,14 @@ def mcp_command(
     base = config.parent if config is not None else Path.cwd()
     dirs = domains or [base / d for d in conf.get("domains", [])] or shipped_domain_dirs()
     tiers = conf.get("approve_tiers")
-    engine = Engine(Path(conf.get("home", home)))
+    log = log or (str(conf["log"]) if conf.get("log") else None)
+    engine = open_engine(
+        Path(conf.get("home", home)),
+        log=log,
+        executor=str(conf.get("executor", executor)) if executor == "local" else executor,
+        scheduler=scheduler or (str(conf["scheduler"]) if conf.get("scheduler") else None),
+        lease_ttl=float(conf.get("lease_ttl", lease_ttl)),
+    )
     service = EngineService(
         engine,
         load_folders(dirs),
@@ -127,7 +149,12 @@ def mcp_command(
         if research is not None:
             await research.aclose()
 
-    server = build_face_server(service, research=research, on_exit=on_exit)
+    server = build_face_server(
+        service,
+        research=research,
+        on_exit=on_exit,
+        background=engine.keep_taking_over if shares_log(log) else None,
+    )
     try:
         if transport == "http":
             server.run("streamable-http", host=host, port=port)

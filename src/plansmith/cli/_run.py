@@ -19,6 +19,13 @@ from rich.table import Table
 
 from plansmith.cli._app import app, guarded
 from plansmith.cli._check import BindingsOpt, HomeOpt, ServersOpt
+from plansmith.cli._engine_options import (
+    ExecutorOpt,
+    LeaseTtlOpt,
+    LogOpt,
+    SchedulerOpt,
+    open_engine,
+)
 from plansmith.errors import ApprovalRequiredError, InputError
 
 if TYPE_CHECKING:
@@ -147,13 +154,17 @@ def run_command(
     as_json: JsonOpt = False,
     approve_tiers: PolicyOpt = "write,execute",
     home: HomeOpt = Path(".plansmith"),
+    log: LogOpt = None,
+    executor: ExecutorOpt = "local",
+    scheduler: SchedulerOpt = None,
+    lease_ttl: LeaseTtlOpt = 30.0,
 ) -> None:
     """Plan, bind, approve and run. Stops at `awaiting approval` (exit 6) unless --yes or
     the policy allows the plan. Exit codes: 0 succeeded, 5 failed or cancelled."""
-    from plansmith.engine import Engine, RunInputs
+    from plansmith.engine import RunInputs
     from plansmith.execution import ApprovalPolicy
 
-    engine = Engine(home)
+    engine = open_engine(home, log=log, executor=executor, scheduler=scheduler, lease_ttl=lease_ttl)
     inputs = RunInputs(domain, problem, servers, bindings)
     try:
         policy = ApprovalPolicy.parse(approve_tiers)
@@ -195,11 +206,13 @@ def resume_command(
     max_parallel: ParallelOpt = 8,
     as_json: JsonOpt = False,
     home: HomeOpt = Path(".plansmith"),
+    log: LogOpt = None,
+    executor: ExecutorOpt = "local",
+    scheduler: SchedulerOpt = None,
+    lease_ttl: LeaseTtlOpt = 30.0,
 ) -> None:
     """Continue a run after a crash or an approval: finished steps are not called again."""
-    from plansmith.engine import Engine
-
-    engine = Engine(home)
+    engine = open_engine(home, log=log, executor=executor, scheduler=scheduler, lease_ttl=lease_ttl)
 
     def go(sink: Callable[[object], None]) -> object:
         async def main() -> object:
@@ -221,11 +234,10 @@ def resume_command(
 def replay_command(
     run_id: Annotated[str, typer.Argument(help="The run to replay offline.")],
     home: HomeOpt = Path(".plansmith"),
+    log: LogOpt = None,
 ) -> None:
     """Re-run a recorded run offline against its recorded outputs; prints its events."""
-    from plansmith.engine import Engine
-
-    engine = Engine(home)
+    engine = open_engine(home, log=log)
     try:
         anyio.run(lambda: engine.replay(run_id, subscribe=_json_line))
     finally:
@@ -234,12 +246,11 @@ def replay_command(
 
 @app.command("runs")
 @guarded
-def runs_command(home: HomeOpt = Path(".plansmith")) -> None:
+def runs_command(home: HomeOpt = Path(".plansmith"), log: LogOpt = None) -> None:
     """List the runs in the run log."""
-    from plansmith.engine import Engine
     from plansmith.execution import fold
 
-    engine = Engine(home)
+    engine = open_engine(home, log=log)
     table = Table("run", "created", "state", "steps done")
     for info in engine.log.runs():
         state = fold(info.run_id, engine.log.events(info.run_id))
@@ -254,12 +265,12 @@ def runs_command(home: HomeOpt = Path(".plansmith")) -> None:
 def show_command(
     run_id: Annotated[str, typer.Argument(help="The run to show.")],
     home: HomeOpt = Path(".plansmith"),
+    log: LogOpt = None,
 ) -> None:
     """What ran, timings, outputs, failures and replans of one run."""
-    from plansmith.engine import Engine
     from plansmith.execution import Replanned, RunFinished, StepFailed, StepRetrying, StepSucceeded
 
-    engine = Engine(home)
+    engine = open_engine(home, log=log)
     events = engine.log.events(run_id)
     engine.close()
     console = Console()

@@ -11,6 +11,7 @@ import typer
 
 from plansmith.cli._app import app, guarded
 from plansmith.cli._check import HomeOpt
+from plansmith.cli._engine_options import ExecutorOpt, LeaseTtlOpt, LogOpt, SchedulerOpt
 from plansmith.errors import InputError
 
 __all__: list[str] = []
@@ -41,6 +42,10 @@ def serve_command(
         typer.Option("--token", envvar="PLANSMITH_TOKEN", help="Require this bearer token."),
     ] = None,
     home: HomeOpt = Path(".plansmith"),
+    log: LogOpt = None,
+    executor: ExecutorOpt = "local",
+    scheduler: SchedulerOpt = None,
+    lease_ttl: LeaseTtlOpt = 30.0,
 ) -> None:
     """Serve the web plan controller: see a plan, approve it, watch it run live.
     Listens on 127.0.0.1 unless --host says otherwise (then set --token)."""
@@ -59,7 +64,16 @@ def serve_command(
             hint="add --token (or PLANSMITH_TOKEN), or serve on 127.0.0.1",
         )
     settings = WebSettings(
-        home=home, domains=domains, servers=servers, bindings=bindings, token=token, host=host
+        home=home,
+        domains=domains,
+        servers=servers,
+        bindings=bindings,
+        token=token,
+        host=host,
+        log=log,
+        executor=executor,
+        scheduler=scheduler,
+        lease_ttl=lease_ttl,
     )
     # Event streams of unfinished runs stay open: give them 3 s to end on Ctrl-C.
     uvicorn.run(

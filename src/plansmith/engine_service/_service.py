@@ -18,6 +18,7 @@ from plansmith.binding import bind
 from plansmith.engine import Engine, RunInputs, make_plan
 from plansmith.engine_service._describe import describe, plan_result, summary
 from plansmith.engine_service._folders import DomainFolder, objects_of, problem_of
+from plansmith.engine_service._patch_desk import PatchDrafts
 from plansmith.engine_service._runbook import RunBook
 from plansmith.errors import (
     ApprovalRequiredError,
@@ -60,8 +61,9 @@ class _StoredPlan:
     asked: dict[str, Any] = field(default_factory=dict)
 
 
-class EngineService:
-    """See the module docstring. ``share_runs`` lets every session see every run."""
+class EngineService(PatchDrafts):
+    """See the module docstring. ``share_runs`` lets every session see every run.
+    ``PatchDrafts`` adds what ``draft_patch`` needs (LLM-drafted patches, code domain)."""
 
     def __init__(
         self,

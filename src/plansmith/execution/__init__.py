@@ -33,7 +33,10 @@ from plansmith.execution._invoker import (
     ToolInvoker,
     ToolResult,
 )
+from plansmith.execution._lease import Lease, RunLeases, new_engine_id, owner_gone
 from plansmith.execution._log import BlobStore, MemoryRunLog, RunInfo, RunLog, SqliteRunLog
+from plansmith.execution._log_pg import PostgresRunLog, is_postgres_url, open_run_log, redact_url
+from plansmith.execution._migrations import MIGRATIONS, SCHEMA_VERSION, Migration
 from plansmith.execution._policy import backoff_delay, should_retry
 from plansmith.execution._replan import (
     Rebinder,
@@ -57,6 +60,8 @@ from plansmith.execution._states import (
     transition,
 )
 from plansmith.execution._tracing import TraceView
+from plansmith.execution._tracing_env import TraceSetup, tracing_from_env
+from plansmith.execution._tracing_invoker import TracingInvoker
 from plansmith.execution._wrappers import (
     CallRecord,
     ClassifyingInvoker,
@@ -116,6 +121,18 @@ __all__ = [
     "MemoryRunLog",
     "SqliteRunLog",
     "BlobStore",
+    "PostgresRunLog",
+    "open_run_log",
+    "is_postgres_url",
+    "redact_url",
+    "Migration",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    # leases: one engine drives a run at a time
+    "Lease",
+    "RunLeases",
+    "new_engine_id",
+    "owner_gone",
     "Emitter",
     "utc_now",
     "iso_time",
@@ -140,4 +157,7 @@ __all__ = [
     "idempotency_key",
     # tracing (needs the otel extra when built)
     "TraceView",
+    "TracingInvoker",
+    "TraceSetup",
+    "tracing_from_env",
 ]

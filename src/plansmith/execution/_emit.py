@@ -48,6 +48,7 @@ class Emitter:
         self.inline_limit = inline_limit
         self.subscribers: list[Subscriber] = []
         self.pending: list[Event] = []
+        self.durable_seq = last_seq  # every event up to this seq is durable
         self._second = -1
         self._prefix = ""
 
@@ -57,9 +58,9 @@ class Emitter:
     def new(self, cls: type[E], **fields: Any) -> E:
         """A new event of ``cls`` for this run, stamped with the next seq and the time."""
         self.seq += 1
-        return cls(run_id=self.run_id, seq=self.seq, time=self._stamp(), **fields)
+        return cls(run_id=self.run_id, seq=self.seq, time=self.stamp(), **fields)
 
-    def _stamp(self) -> str:
+    def stamp(self) -> str:
         """The time now, as ``iso_time`` writes it; the date and time up to the second
         are formatted once a second when the clock is the default one."""
         if self.now is not utc_now:
@@ -80,7 +81,7 @@ class Emitter:
         """
         if event.seq == 0:  # not made by ``new``: stamp it now
             self.seq += 1
-            stamped = replace(event, run_id=self.run_id, seq=self.seq, time=self._stamp())
+            stamped = replace(event, run_id=self.run_id, seq=self.seq, time=self.stamp())
         else:
             stamped = event
         self.log.append(stamped)
@@ -95,13 +96,15 @@ class Emitter:
             return
         self.log.flush()
         pending, self.pending = self.pending, []
+        self.durable_seq = max(self.durable_seq, pending[-1].seq)
         for fn in self.subscribers:
             for e in pending:
                 fn(e)
 
     def pack(self, value: JSONValue) -> JSONValue:
         """``value``, or a blob reference when its JSON is larger than the inline limit."""
-        if value is None or isinstance(value, bool | int | float):
+        kind = type(value)
+        if value is None or kind is int or kind is float or kind is bool:
             return value
         if _json_size_bound(value, self.inline_limit) <= self.inline_limit:
             return value  # small for sure: no need to write its JSON to know
@@ -117,31 +120,48 @@ class Emitter:
 def _json_size_bound(value: JSONValue, limit: int) -> int:
     """An upper bound of the length of ``value``'s JSON; past ``limit`` it stops early.
 
-    A string counts six bytes a character (the longest escape), a number 32
-    (a larger integer its digits).
+    A string counts twelve bytes a character (the longest escape: a character
+    outside the BMP is written as a surrogate pair), a number 32 (a larger integer
+    its digits). The scalars of a container are counted in its loop, without a
+    call each.
     """
     if isinstance(value, str):
-        return 6 * len(value) + 2
-    if isinstance(value, int) and not -(10**30) < value < 10**30:
-        return len(str(value))
-    if value is None or isinstance(value, bool | int | float):
-        return 32
-    total = 2
-    if isinstance(value, dict):
+        return 12 * len(value) + 2
+    if type(value) is dict:
+        total = 2
         for k, v in value.items():
-            total += 6 * len(str(k)) + 4 + _json_size_bound(v, limit - total)
+            total += 12 * len(k if type(k) is str else str(k)) + 4
+            if isinstance(v, str):
+                total += 12 * len(v) + 2
+            elif v is None or type(v) in _SCALARS or (type(v) is int and -_BIG < v < _BIG):
+                total += 32
+            else:
+                total += _json_size_bound(v, limit - total)
             if total > limit:
                 return total
         return total
-    for item in value:
-        total += 1 + _json_size_bound(item, limit - total)
-        if total > limit:
-            return total
-    return total
+    if type(value) is list:
+        total = 2
+        for item in value:
+            total += 1 + _json_size_bound(item, limit - total)
+            if total > limit:
+                return total
+        return total
+    if isinstance(value, int) and not -_BIG < value < _BIG:
+        return len(str(value))
+    if value is None or isinstance(value, bool | int | float):
+        return 32
+    if isinstance(value, dict):  # a subclass of dict
+        return _json_size_bound(dict(value), limit)
+    return _json_size_bound(list(value), limit)
+
+
+_BIG = 10**30
+_SCALARS = frozenset({bool, float})
 
 
 def unpack(log: RunLog, value: JSONValue) -> JSONValue:
     """The value a blob reference stands for (other values unchanged)."""
-    if isinstance(value, dict) and set(value) == {"$blob"}:
+    if isinstance(value, dict) and len(value) == 1 and "$blob" in value:
         return cast(JSONValue, json.loads(log.get_blob(str(value["$blob"])).decode("utf-8")))
     return value

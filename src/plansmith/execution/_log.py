@@ -19,7 +19,10 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from plansmith.errors import ExecutionError, Location, RunNotFoundError
+from plansmith.execution._event_fast import event_json
 from plansmith.execution._events import Event, event_from_dict
+from plansmith.execution._lease import MemoryLeases, SqliteLeases
+from plansmith.execution._migrations import migrate_sqlite
 from plansmith.model import JSONValue
 
 __all__ = ["RunInfo", "RunLog", "MemoryRunLog", "SqliteRunLog", "BlobStore", "DEFAULT_INLINE_LIMIT"]
@@ -54,7 +57,7 @@ def _not_found(run_id: str) -> RunNotFoundError:
     )
 
 
-class MemoryRunLog:
+class MemoryRunLog(MemoryLeases):
     """A run log that keeps everything in memory (the durable log switched off)."""
 
     def __init__(self) -> None:
@@ -121,14 +124,6 @@ class BlobStore:
             raise ExecutionError(f"blob {ref} is missing from {self.root}") from None
 
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, created TEXT NOT NULL, inputs TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS events (
-  run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq));
-"""
-
-
 _ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # made once, not per event
 _INSERT_MAX = 200  # rows per statement (SQLite allows 32766 parameters)
 
@@ -138,7 +133,7 @@ def _insert_sql(rows: int) -> str:
     return "INSERT INTO events VALUES " + ", ".join(["(?, ?, ?, ?)"] * rows)
 
 
-class SqliteRunLog:
+class SqliteRunLog(SqliteLeases):
     """The durable run log: SQLite in WAL mode, with blobs in ``DIR/blobs``."""
 
     def __init__(self, path: str | Path) -> None:
@@ -150,7 +145,7 @@ class SqliteRunLog:
             self._db.execute("PRAGMA synchronous=NORMAL")
             # fsync the WAL into the database every ~40 MB rather than every ~4 MB
             self._db.execute("PRAGMA wal_autocheckpoint=10000")
-            self._db.executescript(_SCHEMA)
+            migrate_sqlite(self._db)  # versioned: PRAGMA user_version
         except sqlite3.Error as error:
             raise ExecutionError(
                 f"cannot open the run log: {error}", location=Location(str(self.path))
@@ -164,7 +159,7 @@ class SqliteRunLog:
         )
 
     def append(self, event: Event) -> None:
-        body = _ENCODE(event.to_dict())
+        body = event_json(event)  # the text of _ENCODE(event.to_dict()), written faster
         self._rows.append((event.run_id, event.seq, event.type, body))
 
     def flush(self) -> None:

@@ -4,15 +4,25 @@ It dispatches ready steps under a global limit and a limit per server, wraps
 the invoker with timeout, classification and retry, writes every event to the
 log before acting on it, replans when a step's retries run out, and cancels
 cleanly. It resumes from any prefix of its own log (see ``_states.fold``).
+
+Write-ahead, with group commit: a step's end is durable before any call that
+depends on it and before the run ends; a step's start is committed with the
+events of the other steps that ran in the same turn of the event loop (one
+transaction), or before its call when views listen. A chain commits once a step.
+
+(Over 500 lines: the per-step path, ``_attempt`` to ``_dispatch``, is tuned as a whole
+against a raw SDK loop, see docs/benchmarks.md, Executor; splitting it would add a call
+per step.)
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -31,6 +41,7 @@ from plansmith.binding import (
 from plansmith.errors import ExecutionError, PlansmithError, ToolCallError
 from plansmith.execution._codec import bound_to_dict
 from plansmith.execution._emit import Emitter, utc_now
+from plansmith.execution._event_fast import step_started, step_succeeded
 from plansmith.execution._events import (
     Event,
     Replanned,
@@ -40,8 +51,6 @@ from plansmith.execution._events import (
     StepFailed,
     StepProgress,
     StepRetrying,
-    StepStarted,
-    StepSucceeded,
 )
 from plansmith.execution._invoker import ErrorClass, ToolCall, ToolInvoker, ToolResult
 from plansmith.execution._log import RunLog
@@ -116,7 +125,10 @@ class Runner:
         self._scope: anyio.CancelScope | None = None
         # stateless wrappers, shared by every step (a step adds its own RetryInvoker)
         self._classified = ClassifyingInvoker(TimeoutInvoker(invoker))
+        self._classified_untimed = ClassifyingInvoker(invoker)  # for steps with no timeout
         self._reads_json: dict[str, bool] = {}
+        self._done_seq: dict[str, int] = {}  # the seq of each step's StepSucceeded
+        self._flush_wanted = anyio.Event()
         self._static: dict[str, bool] = {}
 
     def emit(self, event: Event, *, defer: bool = False) -> Event:
@@ -184,15 +196,20 @@ class Runner:
         assert self.state.bound is not None
         states = self.state.states
         live = [s for s in self.state.bound.steps if states.get(s.id) is not StepState.DROPPED]
-        self._steps = {s.id: s for s in live}
-        self._position = {s.id: i for i, s in enumerate(live)}
+        self._steps = {}
+        self._position = {}
         self._dependents: dict[str, list[str]] = {}
-        for s in live:
-            for dep in s.after:
-                self._dependents.setdefault(dep, []).append(s.id)
         # per step, once: whether extractors read ``json``, whether arguments hold a reference
-        self._reads_json = {s.id: any("json" in path for _, path in s.outputs) for s in live}
-        self._static = {s.id: "${" not in json.dumps(s.arguments) for s in live}
+        self._reads_json = {}
+        self._static = {}
+        for i, s in enumerate(live):
+            step_id = s.step.id
+            self._steps[step_id] = s
+            self._position[step_id] = i
+            for dep in s.after:
+                self._dependents.setdefault(dep, []).append(step_id)
+            self._reads_json[step_id] = any("json" in path for _, path in s.outputs)
+            self._static[step_id] = not _holds_reference(s.arguments)
 
     def _dispatch(self, candidates: Iterable[str], *, keep_one: bool) -> BoundStep | None:
         """Queue the ready steps among ``candidates``, then start queued steps while the
@@ -201,27 +218,34 @@ class Runner:
         then costs no task switch per step)."""
         if self.state.failed_pending:
             return None  # wait for the steps in flight, then replan
-        position = self._position.__getitem__
-        order = sorted(candidates, key=position)
-        after = {c: self._steps[c].after for c in order if c not in self._dispatched}
-        fresh = ready_steps(after, self.state.states)  # in plan order
+        steps = self._steps
+        dispatched = self._dispatched
+        after = {c: steps[c].after for c in candidates if c not in dispatched}
+        fresh = ready_steps(after, self.state.states)
         if fresh:
-            self._dispatched.update(fresh)
+            position = self._position.__getitem__
+            if len(fresh) > 1:
+                fresh.sort(key=position)
+            dispatched.update(fresh)
             self._queue = sorted([*self._queue, *fresh], key=position) if self._queue else fresh
         elif not self._queue:
             return None
         kept: BoundStep | None = None
         waiting: list[str] = []
+        active = self._active
+        per_server = self._per_server
+        limits = self.server_limits
         for step_id in self._queue:
-            bound = self._steps[step_id]
-            limit = self.server_limits.get(bound.server)
-            if len(self._active) >= self.max_parallel or (
-                limit is not None and self._per_server.get(bound.server, 0) >= limit
+            bound = steps[step_id]
+            server = bound.server
+            limit = limits.get(server) if limits else None
+            if len(active) >= self.max_parallel or (
+                limit is not None and per_server.get(server, 0) >= limit
             ):
                 waiting.append(step_id)
                 continue
-            self._active.add(step_id)
-            self._per_server[bound.server] = self._per_server.get(bound.server, 0) + 1
+            active.add(step_id)
+            per_server[server] = per_server.get(server, 0) + 1
             if keep_one and kept is None:
                 kept = bound
             else:
@@ -230,23 +254,45 @@ class Runner:
         self._queue = waiting
         return kept
 
+    def _flush_soon(self) -> None:
+        """Have the flusher commit what is pending once the steps now running yield."""
+        if self.emitter.pending and not self._flush_wanted.is_set():
+            self._flush_wanted.set()
+
+    async def _flusher(self) -> None:
+        """Group commit: the events appended in one turn of the event loop by all the
+        steps that ran in it go in one transaction, and their views hear of them."""
+        while True:
+            await self._flush_wanted.wait()
+            self._flush_wanted = anyio.Event()
+            self.emitter.flush()
+
     async def _loop(self) -> None:
         self._index_plan()
         async with anyio.create_task_group() as tg:
             self._tg = tg
-            while True:
-                self._active = set()
-                self._dispatched = set()
-                self._queue = []
-                self._per_server = {}
-                self._idle = anyio.Event()
-                self._dispatch(self._steps, keep_one=False)
-                if self._active:
-                    await self._idle.wait()
-                if self.state.failed_pending and self._try_replan():
-                    self._index_plan()
-                    continue
-                return
+            tg.start_soon(self._flusher)
+            try:
+                await self._dispatch_rounds()
+            finally:
+                tg.cancel_scope.cancel()  # the flusher; every worker has ended
+            self.emitter.flush()
+
+    async def _dispatch_rounds(self) -> None:
+        """Run the plan in force; after a replan, run the new one."""
+        while True:
+            self._active = set()
+            self._dispatched = set()
+            self._queue = []
+            self._per_server = {}
+            self._idle = anyio.Event()
+            self._dispatch(self._steps, keep_one=False)
+            if self._active:
+                await self._idle.wait()
+            if self.state.failed_pending and self._try_replan():
+                self._index_plan()
+                continue
+            return
 
     async def _worker(self, first: BoundStep) -> None:
         current: BoundStep | None = first
@@ -256,7 +302,7 @@ class Runner:
             self._per_server[current.server] -= 1
             following = self._dispatch(self._dependents.get(current.id, ()), keep_one=True)
             if following is None:
-                self.emitter.flush()
+                self._flush_soon()
             current = following
         if not self._active:
             self._idle.set()
@@ -327,41 +373,69 @@ class Runner:
         return resolve
 
     async def _attempt(self, bound: BoundStep) -> None:
+        """Run one step: StepStarted, the call (retried by its policy), then StepSucceeded
+        or StepFailed (deferred: committed with the next event that is not).
+
+        The fast path builds the events directly (not through ``Emitter.new``), calls
+        the classifying invoker, and makes the retry wrapper only after a failure.
+        """
         st = self.state
         step = bound.step
+        step_id = step.id
         emitter = self.emitter
-        common = {
-            "step": step.id,
-            "action": step.action,
-            "args": step.args,
-            "server": bound.server,
-            "tool": bound.tool,
-        }
-        attempt = st.attempts.get(step.id, 0) + 1
-        key = idempotency_key(st.run_id, step.id)
-        self.emit(
-            emitter.new(
-                StepStarted,
-                step=step.id,
-                action=step.action,
-                args=step.args,
-                server=bound.server,
-                tool=bound.tool,
-                attempt=attempt,
-                key=key,
-            )
+        run_id = st.run_id
+        attempt = st.attempts.get(step_id, 0) + 1
+        key = idempotency_key(run_id, step_id)
+        emitter.seq += 1
+        started = step_started(
+            run_id,
+            emitter.seq,
+            emitter.stamp(),
+            step_id,
+            step.action,
+            step.args,
+            bound.server,
+            bound.tool,
+            attempt,
+            key,
         )
+        emitter.emit(started, defer=True)
+        apply_event(st, started)
+        # Write-ahead: the ends of the steps this call depends on are durable before it.
+        # The start itself need not be (the key does not depend on it; see the docs),
+        # so it waits for the flusher's group commit, unless views listen: they hear of
+        # the start before the call (the trace view opens the attempt's span on it), and
+        # views hear only of durable events.
+        for dep in bound.after:
+            if self._done_seq.get(dep, 0) > emitter.durable_seq:
+                emitter.flush()
+                break
+        else:
+            if emitter.subscribers:
+                emitter.flush()
+            else:
+                self._flush_soon()
         t0 = self.monotonic()
+        retry: RetryInvoker | None = None
+
+        def common() -> dict[str, Any]:
+            return {
+                "step": step_id,
+                "action": step.action,
+                "args": step.args,
+                "server": bound.server,
+                "tool": bound.tool,
+            }
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             self.emit(
                 emitter.new(
                     StepProgress,
-                    attempt=stack.attempt,
+                    attempt=retry.attempt if retry is not None else attempt,
                     progress=progress,
                     total=total,
                     message=message,
-                    **common,
+                    **common(),
                 )
             )
 
@@ -374,63 +448,85 @@ class Runner:
                     message=error.message,
                     retryable=error.retryable,
                     delay_s=delay,
-                    **common,
+                    **common(),
                 )
             )
 
-        stack = RetryInvoker(self._classified, bound.policy, on_retry, self.sleep)
-        stack.attempt = attempt
         result: ToolResult | None = None
         try:
             arguments = bound.arguments
-            if arguments and not self._static.get(step.id, False):
+            if arguments and not self._static.get(step_id, False):
                 arguments = render(arguments, self._resolve(bound))
             if not isinstance(arguments, dict):
                 raise ToolCallError(ErrorClass.PROTOCOL_ERROR, "tool arguments must be an object")
+            timeout = bound.policy.timeout
             call = ToolCall(
                 server=bound.server,
                 tool=bound.tool,
                 arguments=arguments,
                 key=key,
-                step=step.id,
+                step=step_id,
                 attempt=attempt,
-                timeout=bound.policy.timeout,
+                timeout=timeout,
                 on_progress=on_progress,
+                meta=_NO_META,  # shared and read-only: no new dict per call
             )
-            result = await stack.invoke(call)
-            document = result.document(parse_json=self._reads_json.get(step.id, True))
+            inner = self._classified if timeout is not None else self._classified_untimed
+            try:
+                result = await inner.invoke(call)
+            except ToolCallError as error:
+                retry = RetryInvoker(inner, bound.policy, on_retry, self.sleep)
+                result = await retry.after_failure(call, error)
+            document = result.document(parse_json=self._reads_json.get(step_id, True))
             outputs = extract(bound.outputs, document)
         except ToolCallError as error:
             failed_result = error.result if isinstance(error.result, ToolResult) else result
             self.emit(
                 emitter.new(
                     StepFailed,
-                    attempt=stack.attempt,
+                    attempt=retry.attempt if retry is not None else attempt,
                     duration_ms=round((self.monotonic() - t0) * 1000, 3),
                     error_class=error.error_class,
                     message=error.message,
                     retryable=error.retryable,
                     result=emitter.pack(failed_result.to_dict()) if failed_result else None,
-                    **common,
+                    **common(),
                 ),
                 defer=True,
             )
             return
-        self.emit(
-            emitter.new(
-                StepSucceeded,
-                step=step.id,
-                action=step.action,
-                args=step.args,
-                server=bound.server,
-                tool=bound.tool,
-                attempt=stack.attempt,
-                duration_ms=round((self.monotonic() - t0) * 1000, 3),
-                outputs=emitter.pack(outputs),
-                result=emitter.pack(result.to_dict()),
-            ),
-            defer=True,
+        emitter.seq += 1
+        succeeded = step_succeeded(
+            run_id,
+            emitter.seq,
+            emitter.stamp(),
+            step_id,
+            step.action,
+            step.args,
+            bound.server,
+            bound.tool,
+            retry.attempt if retry is not None else attempt,
+            round((self.monotonic() - t0) * 1000, 3),
+            emitter.pack(outputs),
+            emitter.pack(result.to_dict()),
         )
+        emitter.emit(succeeded, defer=True)
+        apply_event(st, succeeded)
+        self._done_seq[step_id] = succeeded.seq
+
+
+_NO_META: Mapping[str, str] = MappingProxyType({})
+
+
+def _holds_reference(value: JSONValue) -> bool:
+    """Whether a string in ``value`` holds ``${`` (a reference that ``render`` replaces)."""
+    if isinstance(value, str):
+        return "${" in value
+    if isinstance(value, dict):
+        return any(_holds_reference(k) or _holds_reference(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_reference(v) for v in value)
+    return False
 
 
 def _match(producers: Mapping[str, str], ref: OutputRef) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import cast
 
 from plansmith.binding import BoundPlan
 from plansmith.errors import ExecutionError, Location
@@ -19,6 +20,7 @@ from plansmith.execution._events import (
     PlanReady,
     Replanned,
     RunFinished,
+    StepEvent,
     StepFailed,
     StepRetrying,
     StepStarted,
@@ -44,6 +46,9 @@ class StepState(StrEnum):
     FAILED = "failed"
     DROPPED = "dropped"
 
+
+_PENDING = StepState.PENDING  # an enum member read through the class costs a descriptor call
+_SUCCEEDED = StepState.SUCCEEDED
 
 TRANSITIONS: dict[tuple[StepState, str], StepState] = {
     (StepState.PENDING, "StepStarted"): StepState.RUNNING,
@@ -71,12 +76,15 @@ def transition(state: StepState, event_type: str, step: str = "") -> StepState:
 
 def ready_steps(after: Mapping[str, Iterable[str]], states: Mapping[str, StepState]) -> list[str]:
     """Pending steps whose dependencies all succeeded, in the order of ``after``."""
-    return [
-        step
-        for step, deps in after.items()
-        if states.get(step, StepState.PENDING) is StepState.PENDING
-        and all(states.get(d) is StepState.SUCCEEDED for d in deps)
-    ]
+    ready = []
+    for step, deps in after.items():
+        if states.get(step, _PENDING) is _PENDING:
+            for d in deps:
+                if states.get(d) is not _SUCCEEDED:
+                    break
+            else:
+                ready.append(step)
+    return ready
 
 
 @dataclass(slots=True)
@@ -114,18 +122,41 @@ def fold(run_id: str, events: Iterable[Event]) -> RunState:
     return run
 
 
+#: how each step event moves a step: 0 started or retrying, 1 succeeded, 2 failed
+_STEP_KINDS: dict[type[Event], int] = {
+    StepStarted: 0,
+    StepRetrying: 0,
+    StepSucceeded: 1,
+    StepFailed: 2,
+}
+
+
+def _subclass_kind(event: Event) -> int | None:
+    for cls, k in _STEP_KINDS.items():  # an instance of a subclass of a step event
+        if isinstance(event, cls):
+            return k
+    return None
+
+
 def apply_event(run: RunState, event: Event) -> None:
     """Move ``run`` on by one event: the one place where step states change."""
     run.last_seq = max(run.last_seq, event.seq)
-    if isinstance(event, StepStarted | StepRetrying | StepSucceeded | StepFailed):
-        current = run.states.get(event.step, StepState.PENDING)
-        run.states[event.step] = transition(current, event.type, event.step)
-        run.attempts[event.step] = max(run.attempts.get(event.step, 0), event.attempt)
-        if isinstance(event, StepSucceeded):
-            run.outputs[event.step] = event.outputs
-            run.order.append(event.step)
-        elif isinstance(event, StepFailed):
-            run.failed_pending.append(event.step)
+    kind = _STEP_KINDS.get(type(event))
+    if kind is None:
+        kind = _subclass_kind(event)
+    if kind is not None:
+        step_event = cast(StepEvent, event)
+        step = step_event.step
+        current = run.states.get(step, _PENDING)
+        moved = TRANSITIONS.get((current, event.type))
+        run.states[step] = moved if moved is not None else transition(current, event.type, step)
+        if step_event.attempt > run.attempts.get(step, 0):
+            run.attempts[step] = step_event.attempt
+        if kind == 1:
+            run.outputs[step] = cast(StepSucceeded, event).outputs
+            run.order.append(step)
+        elif kind == 2:
+            run.failed_pending.append(step)
     elif isinstance(event, PlanReady):
         run.bound = bound_from_dict(event.bound)
         run.plan = event.plan

@@ -90,20 +90,35 @@ class RetryInvoker:
         self.attempt = 0
 
     async def invoke(self, call: ToolCall) -> ToolResult:
+        self.attempt = call.attempt
+        try:
+            return await self.inner.invoke(call)
+        except ToolCallError as error:
+            return await self.after_failure(call, error)
+
+    async def after_failure(self, call: ToolCall, error: ToolCallError) -> ToolResult:
+        """Go on after ``call`` (attempt ``call.attempt``) failed with ``error``.
+
+        The runner calls the inner invoker itself and makes this wrapper only when
+        that first attempt fails (a step that succeeds at once costs no wrapper).
+        """
         attempt = call.attempt
+        this = call
         while True:
             self.attempt = attempt
-            this = call if attempt == call.attempt else replace(call, attempt=attempt)
+            if not should_retry(error, attempt, self.policy):
+                raise error
+            delay = backoff_delay(attempt)
+            await self.on_retry(this, error, delay)
+            if delay > 0 and not math.isclose(delay, 0):
+                await self.sleep(delay)
+            attempt += 1
+            self.attempt = attempt
+            this = replace(call, attempt=attempt)
             try:
                 return await self.inner.invoke(this)
-            except ToolCallError as error:
-                if not should_retry(error, attempt, self.policy):
-                    raise
-                delay = backoff_delay(attempt)
-                await self.on_retry(this, error, delay)
-                if delay > 0 and not math.isclose(delay, 0):
-                    await self.sleep(delay)
-                attempt += 1
+            except ToolCallError as again:
+                error = again
 
 
 @dataclass(frozen=True, slots=True)

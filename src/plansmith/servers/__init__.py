@@ -11,6 +11,8 @@ from plansmith.servers._config import (
     load_servers,
     parse_servers,
 )
+from plansmith.servers._dask import DaskPool, classify_dask_error, dask_pool_factory
+from plansmith.servers._face_patch import DraftRequest, PatchDraft, PatchService, add_patch_tools
 from plansmith.servers._face_research import (
     ResearchHandle,
     ResearchReport,
@@ -53,6 +55,10 @@ __all__ = [
     "PoolFactory",
     "ToolPool",
     "to_tool_result",
+    # the Dask executor's pool (needs the dask extra when it connects)
+    "DaskPool",
+    "dask_pool_factory",
+    "classify_dask_error",
     # plansmith's own MCP server (the face) and the service it is built on
     "build_face_server",
     "PlansmithService",
@@ -70,6 +76,11 @@ __all__ = [
     "RunStatus",
     "RunList",
     "RunReport",
+    # draft_patch: an LLM-drafted patch for the code domain's patch plan
+    "PatchService",
+    "PatchDraft",
+    "DraftRequest",
+    "add_patch_tools",
     # research tools of the face
     "ResearchService",
     "ResearchHandle",

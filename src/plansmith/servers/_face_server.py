@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 import json
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
@@ -23,6 +23,7 @@ from plansmith.errors import InputError, PlansmithError
 from plansmith.servers._face_llm import repair_prompt, translation_prompt
 from plansmith.servers._face_openai import OpenAIConfig, openai_config
 from plansmith.servers._face_owner import owner_of, tool_error
+from plansmith.servers._face_patch import PatchService, add_patch_tools
 from plansmith.servers._face_prompt import plan_and_run_prompt
 from plansmith.servers._face_research import ResearchService, add_research_tools
 from plansmith.servers._face_service import (
@@ -69,6 +70,7 @@ def build_face_server(
     log_level: LogLevel = "WARNING",
     research: ResearchService | None = None,
     on_exit: Callable[[], Awaitable[None]] | None = None,
+    background: Callable[[], Coroutine[Any, Any, None]] | None = None,
 ) -> MCPServer:
     """The MCP server; ``env`` configures the OpenAI-compatible translator (see _face_openai).
     With ``research``, it also serves start_research, get_research_status and
@@ -77,7 +79,9 @@ def build_face_server(
     ``on_exit`` is awaited (shielded from cancellation) when the server's lifespan ends:
     over stdio when the client closes the connection, over HTTP when the server shuts
     down. ``plansmith mcp`` passes the service's ``aclose``, which cancels the runs
-    still in flight and waits for them to stop their tool servers.
+    still in flight and waits for them to stop their tool servers. ``background`` runs
+    for the lifespan's length and is cancelled at its end (``plansmith mcp`` passes the
+    engine's take-over loop when its run log is shared).
 
     Raises ``InputError`` when that configuration is incomplete.
     """
@@ -88,7 +92,7 @@ def build_face_server(
         instructions="Plan first, then act: make_plan, approve_plan, start_run, "
         "get_run_status until done, get_run_report. See the prompt plan_and_run.",
         log_level=log_level,
-        lifespan=_lifespan(on_exit),
+        lifespan=_lifespan(on_exit, background),
     )
 
     def info(domain: str) -> DomainInfo:
@@ -245,17 +249,26 @@ def build_face_server(
     _resources(server, service)
     if research is not None:
         add_research_tools(server, research)
+    if isinstance(service, PatchService):  # draft_patch (the engine's service has it)
+        add_patch_tools(server, service, openai)
     server.prompt(name="plan_and_run")(plan_and_run_prompt)
     return server
 
 
 def _lifespan(
     on_exit: Callable[[], Awaitable[None]] | None,
+    background: Callable[[], Coroutine[Any, Any, None]] | None = None,
 ) -> Callable[[MCPServer], contextlib.AbstractAsyncContextManager[dict[str, Any]]]:
     @contextlib.asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
         try:
-            yield {}
+            async with anyio.create_task_group() as tg:
+                if background is not None:
+                    tg.start_soon(background)
+                try:
+                    yield {}
+                finally:
+                    tg.cancel_scope.cancel()
         finally:
             if on_exit is not None:
                 with anyio.CancelScope(shield=True):

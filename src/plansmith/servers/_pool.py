@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, TextIO, cast
+from typing import Any, TextIO
 
 import anyio
 import httpx2
@@ -61,9 +61,15 @@ class _Slots:
         self.free = total
         self.waiters: deque[anyio.Event] = deque()
 
-    async def acquire(self) -> None:
+    def try_acquire(self) -> bool:
+        """Take a free slot at once (no await: the fast path of ``acquire``)."""
         if self.free > 0 and not self.waiters:
             self.free -= 1
+            return True
+        return False
+
+    async def acquire(self) -> None:
+        if self.try_acquire():
             return
         turn = anyio.Event()
         self.waiters.append(turn)
@@ -279,13 +285,15 @@ class ServerPool:
         ``key`` goes into ``_meta`` as the idempotency key, beside ``meta``'s entries.
         """
         conn = self._conns.get(server)
-        if conn is None or not conn.ready.is_set():
+        # a session (client) is only set once ``ready`` is: a live one skips the check
+        if conn is None or (conn.client is None and not conn.ready.is_set()):
             if self.config.get(server) is None:
                 raise ToolCallError(
                     ErrorClass.PROTOCOL_ERROR, f"no server {server!r} in the config"
                 )
             conn = await self._ensure_started(server)
-        await conn.limiter.acquire()
+        if not conn.limiter.try_acquire():
+            await conn.limiter.acquire()
         try:
             client = conn.client
             if client is None:
@@ -295,16 +303,16 @@ class ServerPool:
                     ErrorClass.TRANSPORT_LOST, f"server {server!r} is not running: {error_text}"
                 )
             generation = conn.generation
-            sent: dict[str, str] | None = dict(meta) if meta else None
+            sent: Any = dict(meta) if meta else None
             if key is not None:
-                sent = sent or {}
-                sent[IDEMPOTENCY_META_KEY] = key
+                if sent is None:
+                    sent = {IDEMPOTENCY_META_KEY: key}
+                else:
+                    sent[IDEMPOTENCY_META_KEY] = key
+            progress: Any = on_progress
             try:
                 result = await client.call_tool(
-                    tool,
-                    arguments,
-                    progress_callback=cast(Any, on_progress),
-                    meta=cast(Any, sent),
+                    tool, arguments, progress_callback=progress, meta=sent
                 )
             except MCPError as error:
                 if error.code == CONNECTION_CLOSED:
@@ -359,11 +367,15 @@ def _describe(error: BaseException | None) -> str:
 
 def to_tool_result(result: CallToolResult) -> ToolResult:
     """The SDK's result as plansmith's: structured content, joined text, error flags."""
-    text = "\n".join(c.text for c in result.content if isinstance(c, TextContent))
-    meta = result.meta or {}
+    content = result.content
+    if len(content) == 1 and isinstance(content[0], TextContent):  # the usual case
+        text = content[0].text
+    else:
+        text = "\n".join([c.text for c in content if isinstance(c, TextContent)])
+    meta = result.meta
     return ToolResult(
         structured=result.structured_content,
         text=text,
         is_error=bool(result.is_error),
-        retryable=bool(meta.get(RETRYABLE_META_KEY)),
+        retryable=bool(meta.get(RETRYABLE_META_KEY)) if meta else False,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -11,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from plansmith.engine import Engine
+from plansmith.execution import is_postgres_url
 from plansmith.web._api import api_router
 from plansmith.web._controller import Controller
 from plansmith.web._errors import install_error_handlers
@@ -40,7 +43,17 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # a log shared with other engines: take over their runs whose lease expired
+        taking_over = (
+            asyncio.create_task(controller.engine.keep_taking_over())
+            if settings.log is not None and is_postgres_url(settings.log)
+            else None
+        )
         yield
+        if taking_over is not None:
+            taking_over.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await taking_over
         await controller.aclose()
 
     app = FastAPI(

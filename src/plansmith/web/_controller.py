@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 
 from plansmith.binding import BoundPlan
-from plansmith.engine import Engine, RunInputs, load_problem_files, make_plan
+from plansmith.engine import Engine, RunInputs, load_problem_files, make_plan, open_engine
 from plansmith.engine_service import shipped_domain_dirs
 from plansmith.errors import ApprovalRequiredError, ExecutionError, InputError, PlansmithError
 from plansmith.execution import (
@@ -61,7 +61,17 @@ class Controller:
 
     def __init__(self, settings: WebSettings, engine: Engine | None = None) -> None:
         self.settings = settings
-        self.engine = engine if engine is not None else Engine(settings.home)
+        self.engine = (
+            engine
+            if engine is not None
+            else open_engine(
+                settings.home,
+                log=settings.log,
+                executor=settings.executor,
+                scheduler=settings.scheduler,
+                lease_ttl=settings.lease_ttl,
+            )
+        )
         self.policy = ApprovalPolicy.parse(settings.approve_tiers)
         self._feeds: dict[str, Feed] = {}
         self._live: dict[str, _Live] = {}

@@ -26,3 +26,9 @@ class WebSettings:
     #: Tiers that need a person before a run goes on; the web asks for every tier by
     #: default, so that every run stops at its plan page first.
     approve_tiers: str = "all"
+    #: the run log: None (``home/runs.db``), a SQLite path or a ``postgresql://`` URL
+    log: str | None = None
+    #: ``local`` or ``dask`` (with ``scheduler``, the Dask scheduler's address)
+    executor: str = "local"
+    scheduler: str | None = None
+    lease_ttl: float = 30.0

@@ -145,6 +145,17 @@ def plant_bug(world: World) -> None:
     git(world.repo, "commit", "-q", "-am", "planted bug in frequencies")
 
 
+def diff_of(world: World, old: str, new: str) -> str:
+    """The ``git diff`` of replacing ``old`` by ``new`` once in ``toolz/itertoolz.py``;
+    the file is put back as it was."""
+    source = world.repo / "toolz" / "itertoolz.py"
+    text = source.read_text()
+    source.write_text(text.replace(old, new, 1))
+    diff = git(world.repo, "diff")
+    source.write_text(text)
+    return diff
+
+
 def snapshot(*roots: Path, skip_git: bool = True) -> dict[str, tuple[int, int, str]]:
     """Every file under ``roots``: (size, mtime_ns, target or '') per path (links not followed)."""
     seen: dict[str, tuple[int, int, str]] = {}

@@ -50,16 +50,21 @@ def labtools() -> ModuleType:
     return module
 
 
-def server_params(role: str = "all", robot: Path | None = None) -> StdioServerParameters:
+def server_params(
+    role: str = "all", robot: Path | None = None, env: dict[str, str] | None = None
+) -> StdioServerParameters:
     args = [str(SERVER_SCRIPT), "--role", role]
     if robot is not None:
         args += ["--robot", str(robot)]
-    return StdioServerParameters(command=str(LAB_PYTHON), args=args, cwd=str(ROOT))
+    return StdioServerParameters(command=str(LAB_PYTHON), args=args, cwd=str(ROOT), env=env)
 
 
 @asynccontextmanager
-async def lab_client(role: str = "all", robot: Path | None = None) -> AsyncIterator[Client]:
-    async with Client(server_params(role, robot), read_timeout_seconds=120) as client:
+async def lab_client(
+    role: str = "all", robot: Path | None = None, env: dict[str, str] | None = None
+) -> AsyncIterator[Client]:
+    """A client of the lab server; ``env``: extra environment variables for it."""
+    async with Client(server_params(role, robot, env), read_timeout_seconds=120) as client:
         await client.list_tools()
         yield client
 

@@ -115,6 +115,7 @@ def test_the_server_script_imports_nothing_but_the_standard_library() -> None:
     assert modules <= {
         "__future__",
         "argparse",
+        "collections",
         "contextlib",
         "os",
         "shutil",

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import ast
+import json
+import select
+import subprocess
 from pathlib import Path
 
 import pytest
-from _labclient import SKIP_REASON, call, lab_client, labtools, refusal
+from _labclient import SKIP_REASON, call, lab_client, labtools, refusal, server_params
 
 from plansmith.domains.lab import LAB_DIR
 
@@ -61,12 +64,21 @@ def test_every_tool_belongs_to_one_role_and_all_has_them_all() -> None:
 
 @pytest.mark.anyio
 @needs_lab_venv
-async def test_three_role_servers_drive_one_simulated_robot(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param({}, id="the robot serves each role's client itself"),
+        pytest.param({"PLANSMITH_LAB_FORWARD": "1"}, id="each role server forwards the calls"),
+    ],
+)
+async def test_three_role_servers_drive_one_simulated_robot(
+    tmp_path: Path, path: dict[str, str]
+) -> None:
     robot = tmp_path / "robot"
     async with (
-        lab_client("movement", robot) as movement,
-        lab_client("liquid", robot) as liquid,
-        lab_client("modules", robot) as modules,
+        lab_client("movement", robot, path) as movement,
+        lab_client("liquid", robot, path) as liquid,
+        lab_client("modules", robot, path) as modules,
     ):
         for client, expected in ((movement, MOVEMENT), (liquid, LIQUID), (modules, MODULES)):
             listed = {t.name for t in (await client.list_tools()).tools}
@@ -112,7 +124,7 @@ async def test_three_role_servers_drive_one_simulated_robot(tmp_path: Path) -> N
         assert seen == await call(movement, "get_deck_state")
 
     # the last role server to leave took the robot with it: the same DIR starts afresh
-    async with lab_client("modules", robot) as modules:
+    async with lab_client("modules", robot, path) as modules:
         fresh = await call(modules, "get_deck_state")
         assert (fresh["labware"], fresh["modules"], fresh["command_count"]) == ([], [], 0)
 
@@ -132,3 +144,66 @@ def test_every_tool_is_a_robot_method_with_the_same_parameters() -> None:
         args = methods[name].args
         taken = [a.arg for a in [*args.args, *args.kwonlyargs] if a.arg != "self"]
         assert taken == list(spec.signature.parameters), name
+
+
+@pytest.mark.anyio
+@needs_lab_venv
+async def test_a_killed_role_server_takes_its_session_and_the_last_robot_with_it(
+    tmp_path: Path,
+) -> None:
+    robot = tmp_path / "robot"
+    params = server_params("modules", robot)
+    role = subprocess.Popen(
+        [params.command, *params.args],
+        cwd=params.cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert role.stdin is not None
+        assert role.stdout is not None
+        hello = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-03-26",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        }
+        load = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "load_module",
+                "arguments": {"model": "temperatureModuleV2", "location": "D1"},
+            },
+        }
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        role.stdin.write(json.dumps(hello).encode() + b"\n")
+        role.stdin.flush()
+        reply = json.loads(role.stdout.readline())  # served by the robot process
+        assert reply["result"]["serverInfo"]["name"] == "plansmith-lab-modules"
+        for message in (initialized, load):
+            role.stdin.write(json.dumps(message).encode() + b"\n")
+        role.stdin.flush()
+        loaded = json.loads(role.stdout.readline())
+        assert not loaded["result"]["isError"], loaded
+
+        role.kill()
+        role.wait(timeout=30)
+        ready, _, _ = select.select([role.stdout], [], [], 30)
+        assert ready, "the client's stream stayed open after its role server died"
+        assert role.stdout.read() == b""  # the robot ended the session and closed the stream
+        role.stdout.close()
+        role.stdin.close()
+    finally:
+        if role.poll() is None:
+            role.kill()
+            role.wait(timeout=30)
+
+    async with lab_client("modules", robot) as modules:  # the last one gone: a fresh robot
+        assert (await call(modules, "get_deck_state"))["modules"] == []

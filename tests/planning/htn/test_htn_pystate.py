@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import copy
+import gc
+import sys
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -68,6 +71,59 @@ def test_an_unpinned_state_is_changed_in_place_after_copying_what_it_shares() ->
     assert rest == frozenset()
 
 
+def test_a_shell_holds_the_same_variables_in_the_same_order_none_copied() -> None:
+    state = _state()
+    shell = StateOps(state).shell(state)
+    assert type(shell) is State
+    assert shell is not state
+    assert list(vars(shell)) == list(vars(state))
+    assert all(vars(shell)[k] is v for k, v in vars(state).items())
+
+
+@pytest.mark.skipif(
+    sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11),
+    reason="how CPython 3.11 lays out an object's attributes",
+)
+def test_a_shell_keeps_its_variables_inline_for_the_fast_read_path() -> None:
+    # CPython keeps attributes in the object's inline values (read by the
+    # interpreter's fastest path) until something asks for its __dict__; gc then
+    # sees one dict instead of the values themselves. A class holds at most 30
+    # attribute names inline over all its objects: a new class, as other tests
+    # have used State's.
+    fresh = type("State", (State,), {})
+    state = fresh("s", **_vars(_state()))
+    vars(state)
+    assert len(gc.get_referents(state)) == 2  # the class and the __dict__
+    assert len(gc.get_referents(StateOps(state).shell(state))) == 1 + 7  # and 7 variables
+
+
+class _Guarded(State):
+    """A state class that watches its attribute assignments."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+
+class _WithProperty(State):
+    @property
+    def flat(self) -> Any:
+        return vars(self)["flat"]
+
+
+@pytest.mark.parametrize("cls", [_Guarded, _WithProperty])
+def test_a_class_that_assignment_would_not_reach_gets_no_shell(cls: type) -> None:
+    state: Any = object.__new__(cls)
+    vars(state).update(vars(_state()))
+    assert StateOps(state).shell(state) is state
+
+
+@pytest.mark.parametrize("name", ["not a name", "class", "\ufb01"])  # "ﬁ" compiles as "fi"
+def test_a_variable_that_is_not_a_plain_identifier_gets_no_shell(name: str) -> None:
+    state = _state()
+    vars(state)[name] = {"k": 1}
+    assert StateOps(state).shell(state) is state
+
+
 def test_fast_copy_matches_deepcopy_on_nested_values() -> None:
     value = {"a": [1, {"b": {2, 3}}], "c": ("d", [4]), "e": frozenset({5})}
     copied = fast_copy(value)
@@ -81,7 +137,7 @@ def test_sets_are_rebuilt_before_every_action_like_deepcopy_does() -> None:
     # A set's iteration order depends on its history; GTPyhop deep-copies (and so
     # rebuilds) it before each action, and a domain that iterates over it plans by
     # that order. StateOps rebuilds sets the same way even when it changes in place.
-    def churn(s: Any, n: int) -> Any:
+    def churn(s: Any, n: str) -> Any:
         s.tags.discard(n)
         s.tags.add(n + "x")
         return s
@@ -91,7 +147,7 @@ def test_sets_are_rebuilt_before_every_action_like_deepcopy_does() -> None:
     ops = StateOps(ours)
     shared: frozenset[str] = frozenset()
     for n in range(60):
-        reference = churn(copy.deepcopy(reference), f"t{n}")  # type: ignore[arg-type]
+        reference = churn(copy.deepcopy(reference), f"t{n}")
         ours, shared = ops.apply(ours, shared, n == 0, churn, (f"t{n}",))  # type: ignore[misc]
         assert list(ours.tags) == list(reference.tags)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
+import sys
 from typing import Any
 
 import pytest
@@ -171,6 +173,31 @@ def test_a_deep_decomposition_needs_no_recursion_limit() -> None:
     result = seek_plan(domain, State("s", n=0), [("down", 20000)], _budget())
     assert len(result.actions) == 20000
     assert result.state.n == 20000
+
+
+@pytest.mark.skipif(
+    sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11),
+    reason="how CPython 3.11 lays out an object's attributes",
+)
+def test_methods_read_the_states_actions_changed_from_inline_values() -> None:
+    # The domain's reads take CPython's fast path only on an object whose
+    # __dict__ was never asked for (gc then sees its values, not a dict).
+    seen: list[int] = []
+
+    def bump(s: Any) -> Any:
+        s.n["k"] += 1
+        return s
+
+    def m_times(s: Any, k: int) -> list[Any]:
+        seen.append(len(gc.get_referents(s)))
+        return [("bump",), ("times", k - 1)] if k else []
+
+    domain = PyDomain("inline", actions=(("bump", bump),), task_methods=(("times", (m_times,)),))
+    initial = type("State", (State,), {})("s", n={"k": 0})  # a class of its own: see _pystate
+    result = seek_plan(domain, initial, [("times", 3)], _budget())
+    assert seen[1:] == [3, 3, 3]  # the class, __name__ and n
+    assert result.state.n == {"k": 3}
+    assert initial.n == {"k": 0}
 
 
 def test_an_unknown_item_is_a_domain_error() -> None:

@@ -5,6 +5,14 @@ See :mod:`plansmith.domains.code.server` and ``docs/code-tools.md``.
 
 from plansmith.domains.code._audit import verify_chain
 from plansmith.domains.code._config import Commands, ServerConfig, Timeouts, load_config
+from plansmith.domains.code._draft import DraftCheck, check_draft
+from plansmith.domains.code._draft_diff import MAX_DRAFT_BYTES, MAX_DRAFT_FILES, read_diff
+from plansmith.domains.code._draft_prompt import (
+    DRAFT_SYSTEM_PROMPT,
+    Diagnosis,
+    draft_prompt,
+    draft_repair_prompt,
+)
 from plansmith.domains.code._errors import RefusedError, UnavailableError
 from plansmith.domains.code._paths import Sandbox
 from plansmith.domains.code._problem import (
@@ -24,6 +32,16 @@ __all__ = [
     "patch_problem",
     "patch_digest",
     "server_files",
+    # LLM-drafted patches (draft_patch on plansmith's MCP server)
+    "Diagnosis",
+    "DraftCheck",
+    "check_draft",
+    "read_diff",
+    "draft_prompt",
+    "draft_repair_prompt",
+    "DRAFT_SYSTEM_PROMPT",
+    "MAX_DRAFT_BYTES",
+    "MAX_DRAFT_FILES",
     "ServerConfig",
     "Commands",
     "Timeouts",

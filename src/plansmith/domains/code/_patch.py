@@ -22,7 +22,7 @@ from plansmith.domains.code._results import MAX_PAGE
 from plansmith.domains.code._results_plan import PatchResult
 from plansmith.domains.code._sessions import Session
 
-__all__ = ["PATCH_NAME", "SHA256", "apply_patch"]
+__all__ = ["PATCH_NAME", "SHA256", "apply_patch", "touched_files"]
 
 PATCH_NAME = r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$"
 SHA256 = r"^(sha256-)?[0-9a-f]{64}$"
@@ -49,7 +49,8 @@ def _patch_bytes(patch_dir: Path | None, name: str) -> bytes:
     return data
 
 
-def _touched(session: Session, copy: Path) -> tuple[list[str], int, int]:
+def touched_files(session: Session, copy: Path) -> tuple[list[str], int, int]:
+    """The files a patch touches (each checked by the sandbox as a write), lines added, deleted."""
     numstat = git_ok(session.worktree, "apply", "--numstat", "-z", "--", str(copy))
     files: list[str] = []
     added = deleted = 0
@@ -86,7 +87,7 @@ def apply_patch(
         )
     copy = session.logs / f"patch-{digest[:16]}.patch"
     copy.write_bytes(data)
-    files, added, deleted = _touched(session, copy)
+    files, added, deleted = touched_files(session, copy)
     check = git(session.worktree, "apply", "--check", "--", str(copy), author=author)
     if check.returncode != 0:
         raise RefusedError(

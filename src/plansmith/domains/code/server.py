@@ -23,7 +23,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -39,9 +39,9 @@ from plansmith.domains.code._redact import RedactingFilter
 from plansmith.domains.code._sessions import SessionManager
 from plansmith.domains.code._tiers import allowed
 from plansmith.domains.code._tools import register_tools
-from plansmith.errors import PlansmithError
+from plansmith.errors import InputError, PlansmithError
 
-__all__ = ["SERVER_NAME", "CodeServer", "create_server", "main"]
+__all__ = ["SERVER_NAME", "CodeServer", "config_from_args", "create_server", "main"]
 
 SERVER_NAME = "plansmith-code"
 
@@ -126,8 +126,7 @@ async def _expire_loop(manager: SessionManager) -> None:
         await anyio.to_thread.run_sync(manager.expire_idle)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the server on stdio."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=SERVER_NAME, description=__doc__.split("\n\n")[0])
     parser.add_argument("--repo", help="the git repository sessions work on")
     parser.add_argument(
@@ -137,21 +136,43 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--worktree-root", help="where session worktrees live (outside the repo)")
     parser.add_argument("--state-dir", help="where the audit log and session logs live")
     parser.add_argument("--max-concurrent", type=int, help="backpressure limit (default 2 x CPUs)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _config_of(args: argparse.Namespace) -> ServerConfig:
+    return load_config(
+        args.repo,
+        tier=args.tier,
+        config_file=args.config,
+        overrides={
+            "worktree_root": args.worktree_root,
+            "state_dir": args.state_dir,
+            "max_concurrent": args.max_concurrent,
+        },
+    )
+
+
+def config_from_args(argv: Sequence[str]) -> ServerConfig:
+    """The configuration a server started with ``argv`` would run with (``draft_patch``
+    checks drafts against it). Raises ``InputError`` for arguments the server refuses."""
+    try:
+        args = _parser().parse_args(list(argv))
+    except SystemExit:
+        raise InputError(
+            f"{SERVER_NAME} arguments not understood: {' '.join(argv)}",
+            hint="see python -m plansmith.domains.code.server --help",
+        ) from None
+    return _config_of(args)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the server on stdio."""
+    args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactingFilter())
     try:
-        config = load_config(
-            args.repo,
-            tier=args.tier,
-            config_file=args.config,
-            overrides={
-                "worktree_root": args.worktree_root,
-                "state_dir": args.state_dir,
-                "max_concurrent": args.max_concurrent,
-            },
-        )
+        config = _config_of(args)
     except PlansmithError as error:
         sys.stderr.write(f"{SERVER_NAME}: {error}\n")
         raise SystemExit(2) from None

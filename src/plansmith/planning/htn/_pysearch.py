@@ -27,7 +27,12 @@ from plansmith.errors import UnsolvableError
 from plansmith.model import PyCallable, PyDomain
 from plansmith.planning.htn._limits import Budget
 from plansmith.planning.htn._pyerrors import code_error, domain_error, function_name
-from plansmith.planning.htn._pygoals import goals_not_achieved, is_multigoal, unigoal_satisfied
+from plansmith.planning.htn._pygoals import (
+    goals_not_achieved,
+    is_multigoal,
+    state_var,
+    unigoal_satisfied,
+)
 from plansmith.planning.htn._pystate import MalformedReturn, StateOps
 
 __all__ = ["PySearchResult", "seek_plan"]
@@ -92,6 +97,7 @@ def seek_plan(
     plan: Linked = None
     stack: list[_Choice] = []
     tick = budget.tick
+    changed = False  # an action changed ``state`` since the methods last read it
     while True:
         if agenda is None:
             return PySearchResult(_unlink(plan), state, budget.nodes)
@@ -117,8 +123,13 @@ def seek_plan(
                     state, shared = out
                     plan = (item, plan)
                     agenda = rest
+                    # (an action may return another state it was not given)
+                    changed = state is not initial and not (stack and stack[-1].state is state)
                     continue
             else:
+                if changed:  # for the methods' reads (see _pystate)
+                    state = ops.shell(state)
+                    changed = False
                 methods = tasks.get(name)
                 goal_kind = _TASK
                 if methods is None:
@@ -142,6 +153,9 @@ def seek_plan(
             agenda = rest
             continue
         elif is_multigoal(item):
+            if changed:
+                state = ops.shell(state)
+                changed = False
             multi = domain.multigoal_methods
             found = _expand(multi, 0, _MULTIGOAL, state, item, rest, verify_goals)
             if found is not None:
@@ -178,6 +192,7 @@ def seek_plan(
                     choice.next = index + 1
                     stack.append(choice)
                 state, shared, plan = choice.state, choice.shared, choice.plan
+                changed = False
                 break
 
 
@@ -236,7 +251,8 @@ def _verify(check: _Verify, state: Any) -> None:
         text = f"multigoal {goal.__name__!r} ({missed} still missing)"
     else:
         var, arg, value = goal
-        if state.__dict__.get(var, {}).get(arg) == value:
+        bindings = state_var(state, var)
+        if (bindings if bindings is not None else {}).get(arg) == value:
             return
         text = f"goal {var}[{arg!r}] = {value!r}"
     raise domain_error(

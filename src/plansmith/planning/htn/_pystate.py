@@ -11,6 +11,16 @@ touches stay shared with the old state; ``shared`` names them, and the next
 action on the new state copies them first (unless a choice point has pinned the
 new state in between, in which case its own successor shares them in turn).
 
+Before the domain's methods read a state that an action changed, the search
+swaps it for a shell (:meth:`StateOps.shell`): a new object of its class
+holding the same variables, nothing copied, built by plain attribute
+assignment. CPython then keeps the variables in the object's inline values
+rather than in a ``__dict__`` (which reading ``__dict__``, as ``apply`` must,
+creates for good), and so the domain's own ``state.var`` reads take the
+interpreter's fastest path: on blocks_htn, nearly all the planning time is such
+reads. Classes with their own ``__setattr__``, and variables named like a
+descriptor of the class, keep the object as it is.
+
 Copies are made by :func:`fast_copy`, which copies containers of immutable
 values with ``dict.copy`` and friends (C speed) and recurses only into nested
 containers. Unknown objects fall back to ``copy.deepcopy``.
@@ -26,6 +36,8 @@ action adds them) are rebuilt before each action, as GTPyhop's deep copy does.
 from __future__ import annotations
 
 import copy
+import functools
+import keyword
 from collections.abc import Callable
 from typing import Any
 
@@ -98,12 +110,14 @@ class StateOps:
     back on first access.
     """
 
-    __slots__ = ("_known", "_lazy", "_pending", "base", "set_vars")
+    __slots__ = ("_builders", "_known", "_lazy", "_pending", "base", "set_vars")
 
     def __init__(self, initial: Any) -> None:
         self.base = type(initial)
         self._pending: dict[str, Any] = {}
         self._lazy: dict[type, type] = {}
+        self._builders: dict[tuple[type, tuple[str, ...]], Callable[[dict[str, Any]], Any] | None]
+        self._builders = {}
         self._known = set(initial.__dict__)
         self.set_vars = {k for k, v in initial.__dict__.items() if holds_sets(v)}
 
@@ -174,6 +188,21 @@ class StateOps:
             f"returned {type(result).__name__} {result!r:.80}, not a state, False or None"
         )
 
+    def shell(self, state: Any) -> Any:
+        """A new object of ``state``'s class holding the same variables (none
+        copied), in the same order, in its inline values; ``state`` itself where
+        the class does not allow that (see ``_builder``). The search calls this
+        before the domain's methods read a state an action changed, and only when
+        nothing else refers to that state (it is then garbage)."""
+        values = state.__dict__
+        cls: Any = type(state)  # (typeshed does not count classes as Hashable)
+        key = (cls, tuple(values))
+        try:
+            build = self._builders[key]
+        except KeyError:
+            build = self._builders[key] = _builder(cls, key[1])
+        return state if build is None else build(values)
+
     def _learn(self, values: dict[str, Any]) -> None:
         """Note the variables an action added, and which of them hold sets."""
         for key in values.keys() - self._known:
@@ -196,6 +225,36 @@ def _restore(values: dict[str, Any], pending: dict[str, Any], order: list[str]) 
     values.update(merged)
     pending.clear()
     return kept
+
+
+@functools.lru_cache(maxsize=512)  # compiling one costs more than a small search
+def _builder(cls: type, names: tuple[str, ...]) -> Callable[[dict[str, Any]], Any] | None:
+    """A function that makes an object of ``cls`` from its variables by assigning
+    them in order, or None if assignment would not simply store them: the class
+    has its own ``__setattr__``, or a name is not an ASCII identifier or is a data
+    descriptor of the class (a slot, a property)."""
+    if getattr(cls, "__setattr__", None) is not object.__setattr__:
+        return None
+    for name in names:
+        # (ASCII: the compiler would NFKC-normalise other names, "ﬁ" to "fi")
+        if type(name) is not str or not name.isascii() or not name.isidentifier():
+            return None
+        if keyword.iskeyword(name):
+            return None
+        for klass in cls.__mro__:
+            if name in vars(klass):
+                kind = type(vars(klass)[name])
+                if hasattr(kind, "__set__") or hasattr(kind, "__delete__"):
+                    return None
+                break
+    # Assignments compiled for these names (checked above to be identifiers) are
+    # specialised by the interpreter; a loop over setattr costs 5-10 times more.
+    lines = ["def build(values):", "    state = new(cls)"]
+    lines += [f"    state.{name} = values[{name!r}]" for name in names]
+    lines.append("    return state")
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    exec("\n".join(lines), namespace)  # the source holds identifiers only (checked above)
+    return namespace["build"]  # type: ignore[no-any-return]
 
 
 def _make_lazy(cls: type, pending: dict[str, Any]) -> type:

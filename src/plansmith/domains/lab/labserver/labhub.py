@@ -7,6 +7,16 @@ DIR connect to it. The protocol is one JSON object per line:
 
     {"op": "hello"}                                  -> {"ok": true, "text": "<robot info>"}
     {"op": "call", "tool": T, "args": {...}, "key": K} -> {"ok": bool, "text": result or message}
+    {"op": "serve", "role": R}  + two file descriptors -> (no reply; see below)
+
+``serve`` hands the facade's stdin and stdout (pipes to the MCP client) over to
+the robot process with the message (``SCM_RIGHTS``). The robot process then
+serves the role's MCP session on them itself, in a thread of its own, so a tool
+call goes from the client straight to the robot and back, with no facade in
+between. The facade keeps the connection open and waits; the robot closes it
+when the session ends (the client closed stdin), and ends the session when the
+facade goes away first. ``call`` is the facade-in-between path, for a facade
+whose stdio are not pipes or sockets.
 
 Connecting, and starting the robot, happen under an exclusive ``flock`` on
 ``DIR/robot.lock``. When its last facade disconnects, the robot process takes
@@ -27,6 +37,7 @@ import json
 import os
 import select
 import socket
+import stat
 import subprocess
 import tempfile
 import threading
@@ -34,13 +45,39 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HubError", "Hub", "socket_path", "connect", "serve", "ORPHAN_SECONDS"]
+__all__ = [
+    "HubError",
+    "Hub",
+    "socket_path",
+    "connect",
+    "serve",
+    "exit_now",
+    "is_stream",
+    "hand_over",
+    "BEFORE_EXIT",
+    "ORPHAN_SECONDS",
+]
 
 ORPHAN_SECONDS = 60.0
 START_SECONDS = 120.0
 _MAX_SOCKET_PATH = 100
 
 Answer = Callable[[str, dict[str, Any], "str | None"], tuple[bool, str]]
+# serves one role's MCP session on (stdin fd, stdout fd) until it ends or the
+# connection (the facade) closes; owns and closes the two descriptors
+Session = Callable[[str, int, int, socket.socket], None]
+
+
+BEFORE_EXIT: list[Callable[[], None]] = []  # run by exit_now (a profile dump, for instance)
+
+
+def exit_now(code: int) -> None:
+    """``os._exit(code)`` after the ``BEFORE_EXIT`` hooks (no waiting for the simulator's
+    threads)."""
+    for hook in BEFORE_EXIT:
+        with contextlib.suppress(Exception):
+            hook()
+    os._exit(code)
 
 
 class HubError(Exception):
@@ -129,6 +166,32 @@ def connect(robot_dir: Path, command: list[str]) -> socket.socket:
         return sock
 
 
+def is_stream(fd: int) -> bool:
+    """Whether ``fd`` is a pipe or a socket (what ``hand_over`` and event loops can use)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def hand_over(sock: socket.socket, role: str, stdin_fd: int, stdout_fd: int) -> None:
+    """Give the robot our MCP stdio for ``role``; return when the robot closes ``sock``.
+
+    The caller's copies of the two descriptors are closed once they are sent, so
+    the client sees the end of the stream when the robot closes its copies.
+    """
+    request = json.dumps({"op": "serve", "role": role}).encode() + b"\n"
+    socket.send_fds(sock, [request], [stdin_fd, stdout_fd])
+    for fd in (stdin_fd, stdout_fd):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    with contextlib.suppress(OSError):
+        while sock.recv(65536):
+            pass
+    sock.close()
+
+
 class Hub:
     """The facade's side of one connection: forwards tool calls, one at a time."""
 
@@ -174,9 +237,12 @@ class Hub:
 class _Robot:
     """The robot process's bookkeeping: live connections, and when to exit."""
 
-    def __init__(self, robot_dir: Path, answer: Answer, listener: socket.socket) -> None:
+    def __init__(
+        self, robot_dir: Path, answer: Answer, listener: socket.socket, session: Session | None
+    ) -> None:
         self.robot_dir = robot_dir
         self.answer = answer
+        self.session = session
         self.listener = listener
         self.clients = 0
         self.served = False
@@ -187,9 +253,14 @@ class _Robot:
             self.clients += 1
             self.served = True
         try:
-            reader = conn.makefile("rb")
-            for line in reader:
-                conn.sendall(self._reply(line) + b"\n")
+            for line, fds in _messages(conn):
+                request = _request(line)
+                if request.get("op") == "serve" and len(fds) == 2 and self.session is not None:
+                    self.session(str(request.get("role")), fds[0], fds[1], conn)
+                    break
+                for fd in fds:  # descriptors that came with anything else are not ours
+                    os.close(fd)
+                conn.sendall(self._reply(request) + b"\n")
         except OSError:
             pass
         finally:
@@ -197,12 +268,13 @@ class _Robot:
                 self.clients -= 1
             if self._maybe_exit():
                 conn.close()
-                os._exit(0)
+                exit_now(0)
             conn.close()
 
-    def _reply(self, line: bytes) -> bytes:
+    def _reply(self, request: dict[str, Any]) -> bytes:
         try:
-            request = json.loads(line)
+            if "bad" in request:
+                raise ValueError(request["bad"])
             if request.get("op") == "hello":
                 ok, text = True, json.dumps({"pid": os.getpid(), "dir": str(self.robot_dir)})
             else:
@@ -226,18 +298,49 @@ class _Robot:
         with self.guard:
             served = self.served
         if not served and self._maybe_exit():
-            os._exit(0)
+            exit_now(0)
 
 
-def serve(robot_dir: Path, answer: Answer, ready_fd: int | None) -> None:
-    """Run the robot process: listen, say ready on ``ready_fd``, serve until the last goodbye."""
+def _request(line: bytes) -> dict[str, Any]:
+    try:
+        request = json.loads(line)
+    except ValueError as exc:
+        return {"bad": str(exc)}
+    return request if isinstance(request, dict) else {"bad": "not a JSON object"}
+
+
+def _messages(conn: socket.socket) -> Iterator[tuple[bytes, list[int]]]:
+    """The lines that arrive on ``conn``, each with the descriptors that came with it."""
+    buffer, fds = b"", list[int]()
+    while True:
+        data, more, _, _ = socket.recv_fds(conn, 1 << 16, 4)
+        if not data:
+            for fd in fds + more:
+                os.close(fd)
+            return
+        buffer += data
+        fds += more
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            yield line, fds
+            fds = []
+
+
+def serve(
+    robot_dir: Path, answer: Answer, ready_fd: int | None, session: Session | None = None
+) -> None:
+    """Run the robot process: listen, say ready on ``ready_fd``, serve until the last goodbye.
+
+    ``session``: how to serve a role's MCP session on descriptors handed over
+    (none: only ``hello`` and ``call``).
+    """
     path = socket_path(robot_dir)
     with contextlib.suppress(FileNotFoundError):
         path.unlink()  # a stale socket of a robot that died
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(path))
     listener.listen(16)
-    robot = _Robot(robot_dir, answer, listener)
+    robot = _Robot(robot_dir, answer, listener, session)
     timer = threading.Timer(ORPHAN_SECONDS, robot.orphan_check)
     timer.daemon = True
     timer.start()

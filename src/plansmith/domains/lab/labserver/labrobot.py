@@ -20,7 +20,7 @@ from typing import Any
 
 from labdeck import RobotError, number, whole
 from labmodules import ModuleTools
-from opentrons import simulate
+from labsim import open_flex
 from opentrons.protocol_api import OFF_DECK, InstrumentContext, Labware
 from opentrons.protocol_api.labware import OutOfTipsError
 from opentrons.protocols.api_support.definitions import MAX_SUPPORTED_VERSION
@@ -50,7 +50,8 @@ class Robot(ModuleTools):
         self.api_level = api_level or DEFAULT_API_LEVEL
         self._lock = threading.Lock()
         self._first: OrderedDict[str, tuple[str, str]] = OrderedDict()
-        super().__init__(simulate.get_protocol_api(self.api_level, robot_type="Flex"))
+        self._flex = open_flex(self.api_level)
+        super().__init__(self._flex.ctx)
 
     # --- dispatch ---------------------------------------------------------------------
 
@@ -103,13 +104,11 @@ class Robot(ModuleTools):
         return {"count": len(commands), "since": since, "commands": commands[since : since + limit]}
 
     def tool_reset_robot(self) -> dict[str, Any]:
-        old = self.ctx
-        self.reset(simulate.get_protocol_api(self.api_level, robot_type="Flex"))
+        old, self._flex = self._flex, open_flex(self.api_level)
+        self.reset(self._flex.ctx)
         self._first.clear()
-        with contextlib.suppress(
-            Exception
-        ):  # a failed cleanup of the old protocol must not fail the reset
-            old.cleanup()
+        with contextlib.suppress(Exception):  # a failed cleanup of the old run must not fail it
+            old.close()
         return {"reset": True}
 
     # --- movement ---------------------------------------------------------------------

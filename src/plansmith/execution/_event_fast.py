@@ -1,0 +1,246 @@
+"""Fast paths for the runner and the log, each the same as the plain one (tests check).
+
+``step_started`` and ``step_succeeded`` make the two events of every step without the
+frozen dataclass ``__init__`` (which parses keywords and calls ``object.__setattr__``
+per field); ``event_json`` writes the text of
+``json.dumps(event.to_dict(), separators=(",", ":"))`` without building the dict.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from operator import attrgetter
+from typing import Any
+
+from plansmith.execution._events import (
+    Event,
+    StepEvent,
+    StepStarted,
+    StepSucceeded,
+    _field_names,
+)
+from plansmith.model import JSONValue, StepArg
+
+__all__ = ["event_json", "step_started", "step_succeeded"]
+
+_Setter = Callable[[Any, Any], None]
+
+
+def _setters(cls: type[Event], *names: str) -> tuple[_Setter, ...]:
+    assert names == _field_names(cls), f"{cls.__name__}: the fast constructor misses fields"
+    return tuple(getattr(cls, name).__set__ for name in names)
+
+
+_NEW = object.__new__
+_STARTED = _setters(
+    StepStarted,
+    "run_id",
+    "seq",
+    "time",
+    "step",
+    "action",
+    "args",
+    "server",
+    "tool",
+    "attempt",
+    "key",
+)
+_SUCCEEDED = _setters(
+    StepSucceeded,
+    *("run_id", "seq", "time", "step", "action", "args", "server", "tool", "attempt"),
+    *("duration_ms", "outputs", "result"),
+)
+
+
+def step_started(  # noqa: PLR0917 - the runner's hot path; keywords would cost time
+    run_id: str,
+    seq: int,
+    time: str,
+    step: str,
+    action: str,
+    args: tuple[StepArg, ...],
+    server: str,
+    tool: str,
+    attempt: int,
+    key: str,
+) -> StepStarted:
+    """``StepStarted(...)`` with every field given, made without the frozen ``__init__``
+    (which parses keywords and calls ``object.__setattr__`` per field): the runner
+    makes one per step. The event is as frozen as any other once returned."""
+    event = _NEW(StepStarted)
+    s = _STARTED
+    s[0](event, run_id)
+    s[1](event, seq)
+    s[2](event, time)
+    s[3](event, step)
+    s[4](event, action)
+    s[5](event, args)
+    s[6](event, server)
+    s[7](event, tool)
+    s[8](event, attempt)
+    s[9](event, key)
+    return event
+
+
+def step_succeeded(  # noqa: PLR0917 - the runner's hot path; keywords would cost time
+    run_id: str,
+    seq: int,
+    time: str,
+    step: str,
+    action: str,
+    args: tuple[StepArg, ...],
+    server: str,
+    tool: str,
+    attempt: int,
+    duration_ms: float,
+    outputs: JSONValue,
+    result: JSONValue,
+) -> StepSucceeded:
+    """``StepSucceeded(...)`` with every field given, made as ``step_started`` makes its event."""
+    event = _NEW(StepSucceeded)
+    s = _SUCCEEDED
+    s[0](event, run_id)
+    s[1](event, seq)
+    s[2](event, time)
+    s[3](event, step)
+    s[4](event, action)
+    s[5](event, args)
+    s[6](event, server)
+    s[7](event, tool)
+    s[8](event, attempt)
+    s[9](event, duration_ms)
+    s[10](event, outputs)
+    s[11](event, result)
+    return event
+
+
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
+_ESCAPE: Callable[[str], str] = json.encoder.encode_basestring_ascii
+_INT = int.__repr__
+_FLOAT = float.__repr__
+
+
+def _not_json(value: object) -> object:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# ``json.dumps`` makes a new C encoder on every call (about 1.5 µs before it writes
+# anything); this one is made once, with the same settings but no cycle check
+# (an event's values come from JSON).
+_make_c_encoder = getattr(json.encoder, "c_make_encoder", None)
+_C_ENCODE: Callable[[Any, int], Any] | None = (
+    None
+    if _make_c_encoder is None
+    else _make_c_encoder(None, _not_json, _ESCAPE, None, ":", ",", False, False, True)
+)
+
+
+def _container_json(value: Any) -> str:
+    if _C_ENCODE is None:
+        return _ENCODE(value)
+    return "".join(_C_ENCODE(value, 0))
+
+
+def _value_json(value: Any) -> str:
+    """``value`` as ``json.dumps(value, separators=(",", ":"))`` writes it."""
+    kind = type(value)
+    if kind is str:
+        return _ESCAPE(value)
+    if kind is int:
+        return _INT(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is float and math.isfinite(value):
+        return _FLOAT(value)
+    return _container_json(value)
+
+
+_Writer = Callable[[Event], str]
+_WRITERS: dict[type[Event], _Writer] = {}
+
+
+def _writer(cls: type[Event]) -> _Writer:
+    names = _field_names(cls)
+    values = attrgetter(*names)
+    head = '{"type":' + _ESCAPE(cls.type)
+    keys = tuple(f",{_ESCAPE(name)}:" for name in names)
+
+    def write(event: Event) -> str:
+        parts = [head]
+        for key, value in zip(keys, values(event), strict=True):
+            parts.append(key)
+            parts.append(_value_json(value))
+        parts.append("}")
+        return "".join(parts)
+
+    return write
+
+
+_STEP_HEAD = ("run_id", "seq", "time", "step", "action", "args", "server", "tool", "attempt")
+#: (run_id, step, action, server, tool) -> (args, the JSON of run_id, that of step..tool)
+_FRAGMENTS: dict[tuple[str, ...], tuple[tuple[Any, ...], str, str]] = {}
+_FRAGMENTS_MAX = 4096
+
+
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
+def _same_args(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """The same object, or the same scalars of the same types (``1``, ``1.0`` and ``True``
+    are equal but not the same JSON; containers are not compared: written again)."""
+    return a is b or (
+        len(a) == len(b)
+        and all(
+            type(x) is type(y) and type(x) in _SCALAR_TYPES and x == y
+            for x, y in zip(a, b, strict=True)
+        )
+    )
+
+
+def _step_writer(cls: type[Event]) -> _Writer:
+    """A step event's writer: the fields that are the same in every event of a step
+    (run, step, action, args, server, tool) are written once per step, and kept."""
+    names = _field_names(cls)
+    assert names[:9] == _STEP_HEAD, f"{cls.__name__}: unexpected field order"
+    rest = attrgetter(*names[8:], "seq")  # two names or more: a tuple (seq is not written)
+    keys = tuple(f",{_ESCAPE(name)}:" for name in names[8:])
+    head = '{"type":' + _ESCAPE(cls.type) + ',"run_id":'
+
+    def write(event: Event) -> str:
+        e: Any = event
+        ident = (e.run_id, e.step, e.action, e.server, e.tool)
+        fragment = _FRAGMENTS.get(ident)
+        if fragment is None or not _same_args(fragment[0], e.args):
+            if len(_FRAGMENTS) >= _FRAGMENTS_MAX:
+                _FRAGMENTS.clear()
+            fragment = _FRAGMENTS[ident] = (
+                e.args,
+                _value_json(e.run_id),
+                f',"step":{_value_json(e.step)},"action":{_value_json(e.action)}'
+                f',"args":{_value_json(e.args)},"server":{_value_json(e.server)}'
+                f',"tool":{_value_json(e.tool)}',
+            )
+        parts = [head, fragment[1], ',"seq":', _value_json(e.seq)]
+        parts += (',"time":', _value_json(e.time), fragment[2])
+        for key, value in zip(keys, rest(event)[:-1], strict=True):
+            parts.append(key)
+            parts.append(_value_json(value))
+        parts.append("}")
+        return "".join(parts)
+
+    return write
+
+
+def event_json(event: Event) -> str:
+    """The compact JSON of ``event.to_dict()``, the same text as ``json.dumps`` writes
+    with ``separators=(",", ":")``, without building the dict (the log's encoder)."""
+    writer = _WRITERS.get(type(event))
+    if writer is None:
+        cls = type(event)
+        is_step = isinstance(event, StepEvent) and _field_names(cls)[:9] == _STEP_HEAD
+        writer = _WRITERS[cls] = _step_writer(cls) if is_step else _writer(cls)
+    return writer(event)

@@ -1,0 +1,333 @@
+"""The run log in PostgreSQL, shared by several engines; and ``open_run_log``.
+
+``PostgresRunLog`` has the SQLite log's tables (runs, events) plus ``blobs`` (SQLite
+keeps blobs as files) and ``leases``; ``_migrations`` creates and upgrades them.
+``append`` buffers; ``flush`` commits the buffered events in one transaction, and
+PostgreSQL's commit (``synchronous_commit`` on, the default) makes them durable before
+``flush`` returns: the write-ahead guarantee of the SQLite log.
+
+Leases (``_lease``) use the server's ``now()``. A run whose lease this log acquired is
+*fenced*: ``flush`` checks, in the same transaction, that the lease still belongs to
+its owner (``SELECT ... FOR SHARE``, which also holds off a take-over until the commit),
+so an engine that stalled past its expiry cannot write into a run another engine took
+over; its flush raises ``RunLeasedError`` instead.
+
+The URL may name a schema with libpq's options, e.g.
+``postgresql://u:p@host/db?options=-csearch_path%3Dplansmith``. Passwords never reach a
+message: errors show the URL with the password replaced by ``***``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from plansmith.errors import ExecutionError, InputError, Location, RunLeasedError
+from plansmith.execution._events import Event, event_from_dict
+from plansmith.execution._lease import Lease
+from plansmith.execution._log import RunInfo, RunLog, SqliteRunLog, _not_found
+from plansmith.execution._migrations import migrate_postgres
+from plansmith.model import JSONValue
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["PostgresRunLog", "open_run_log", "redact_url", "is_postgres_url"]
+
+_SCHEMES = ("postgresql://", "postgres://")
+_INSERT_MAX = 200  # rows per INSERT statement
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def is_postgres_url(spec: str | Path) -> bool:
+    return isinstance(spec, str) and spec.startswith(_SCHEMES)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password (in the authority or a ``password=`` parameter) as ``***``."""
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            auth, _, host = netloc.rpartition("@")
+            if ":" in auth:
+                netloc = f"{auth.partition(':')[0]}:***@{host}"
+        query = parts.query
+        if "password" in query:
+            pairs = parse_qsl(query, keep_blank_values=True)
+            query = urlencode([(k, "***" if k == "password" else v) for k, v in pairs])
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:
+        return "<a PostgreSQL URL that cannot be parsed>"
+
+
+def open_run_log(spec: str | Path | None, home: Path) -> RunLog:
+    """The run log ``spec`` names: a ``postgresql://`` (or ``postgres://``) URL, a SQLite
+    file path, or (None or empty) ``home/runs.db``."""
+    if spec is None or spec == "":
+        return SqliteRunLog(home / "runs.db")
+    if is_postgres_url(spec):
+        return PostgresRunLog(str(spec))
+    if isinstance(spec, str) and "://" in spec:
+        scheme = spec.partition("://")[0]
+        raise InputError(
+            f"unknown run log scheme {scheme!r}",
+            location=Location(redact_url(spec)),
+            hint="give a file path for SQLite or a postgresql://USER:PASSWORD@HOST/DB URL",
+        )
+    return SqliteRunLog(Path(spec))
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg  # noqa: PLC0415 - an optional extra, imported when used
+    except ImportError:
+        raise ExecutionError(
+            "a PostgreSQL run log needs psycopg, which is not installed",
+            hint="pip install 'plansmith[postgres]'",
+        ) from None
+    return psycopg
+
+
+@functools.lru_cache(maxsize=_INSERT_MAX)
+def _insert_sql(rows: int) -> str:
+    return "INSERT INTO events VALUES " + ", ".join(["(%s, %s, %s, %s)"] * rows)
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.astimezone(UTC)
+
+
+class PostgresRunLog:
+    """The durable run log in PostgreSQL; see the module docstring."""
+
+    def __init__(self, url: str, *, connect_timeout: int = 10) -> None:
+        pg = _psycopg()
+        self.url = redact_url(url)
+        self._location = Location(self.url)
+        self._raw_url = url
+        self._password: str | None = None
+        try:
+            params = pg.conninfo.conninfo_to_dict(url)
+            port = str(params.get("port") or "0")
+            if not port.replace(",", "").isdigit():
+                raise pg.ProgrammingError(f"the port {port!r} is not a number")
+        except pg.Error as error:
+            raise InputError(
+                f"not a valid PostgreSQL URL: {self._scrub(str(error))}",
+                location=self._location,
+                hint="write it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE",
+            ) from None
+        self._password = str(params.get("password") or "") or None
+        extra: dict[str, object] = {"application_name": "plansmith"}
+        if "connect_timeout" not in params:
+            extra["connect_timeout"] = connect_timeout
+        try:
+            self._conn: psycopg.Connection[Any] = pg.connect(url, autocommit=True, **extra)
+        except pg.Error as error:
+            raise ExecutionError(
+                f"cannot connect to the PostgreSQL run log: {self._scrub(str(error))}",
+                location=self._location,
+                hint="check that the server runs and accepts this user, password and"
+                " database (scripts/pg-test-server starts one for the tests)",
+            ) from None
+        try:
+            migrate_postgres(self._conn)
+        except pg.Error as error:
+            self._conn.close()
+            raise self._error("prepare", error) from None
+        except BaseException:
+            self._conn.close()
+            raise
+        self._pg = pg
+        self._rows: list[tuple[str, int, str, str]] = []
+        self._fences: dict[str, str] = {}  # run id -> the owner whose lease guards its writes
+
+    def _scrub(self, text: str) -> str:
+        """``text`` (a driver's message) with the URL redacted and no password in it."""
+        text = text.strip().replace("\n", " ").replace(self._raw_url, self.url)
+        return text.replace(self._password, "***") if self._password else text
+
+    def _error(self, action: str, error: Exception) -> ExecutionError:
+        return ExecutionError(
+            f"cannot {action} the run log: {self._scrub(str(error))}",
+            location=self._location,
+            hint="check the PostgreSQL server and its log",
+        )
+
+    # -- the RunLog protocol -------------------------------------------------------------
+
+    def create_run(self, run_id: str, created: str, inputs: dict[str, JSONValue]) -> None:
+        try:
+            self._conn.execute(
+                "INSERT INTO runs VALUES (%s, %s, %s) ON CONFLICT (id) DO UPDATE"
+                " SET created = excluded.created, inputs = excluded.inputs",
+                (run_id, created, json.dumps(inputs)),
+            )
+        except self._pg.Error as error:
+            raise self._error("write", error) from None
+
+    def append(self, event: Event) -> None:
+        self._rows.append((event.run_id, event.seq, event.type, _ENCODE(event.to_dict())))
+
+    def flush(self) -> None:
+        """Commit the appended events in one transaction (see the module docstring)."""
+        if not self._rows:
+            return
+        rows, self._rows = self._rows, []
+        fenced = sorted({r[0] for r in rows if r[0] in self._fences})
+        try:
+            if not fenced and len(rows) <= _INSERT_MAX:  # one statement: its own transaction
+                self._conn.execute(_insert_sql(len(rows)), [v for row in rows for v in row])
+                return
+            with self._conn.transaction():
+                if fenced:
+                    self._check_fences(fenced)
+                with self._conn.cursor() as cursor:
+                    for start in range(0, len(rows), _INSERT_MAX):
+                        chunk = rows[start : start + _INSERT_MAX]
+                        cursor.execute(_insert_sql(len(chunk)), [v for r in chunk for v in r])
+        except self._pg.Error as error:
+            raise self._error("write", error) from None
+
+    def _check_fences(self, run_ids: list[str]) -> None:
+        found = dict(
+            self._conn.execute(
+                "SELECT run_id, owner FROM leases WHERE run_id = ANY(%s) FOR SHARE", (run_ids,)
+            ).fetchall()
+        )
+        for run_id in run_ids:
+            if found.get(run_id) != self._fences[run_id]:
+                holder = found.get(run_id)
+                raise RunLeasedError(
+                    f"run {run_id}: engine {self._fences[run_id]} lost its lease"
+                    + (f" to engine {holder}" if holder else "")
+                    + "; its events were not written",
+                    location=self._location,
+                    hint="the lease expired before it was renewed; another engine drives"
+                    " the run now (raise the lease time if the engine stalls)",
+                )
+
+    def events(self, run_id: str) -> list[Event]:
+        self.run(run_id)
+        self.flush()
+        try:
+            rows = self._conn.execute(
+                "SELECT body FROM events WHERE run_id = %s ORDER BY seq", (run_id,)
+            ).fetchall()
+        except self._pg.Error as error:
+            raise self._error("read", error) from None
+        return [event_from_dict(cast(dict[str, JSONValue], json.loads(r[0]))) for r in rows]
+
+    def runs(self) -> list[RunInfo]:
+        try:
+            rows = self._conn.execute(
+                "SELECT id, created, inputs FROM runs ORDER BY created"
+            ).fetchall()
+        except self._pg.Error as error:
+            raise self._error("read", error) from None
+        return [RunInfo(r[0], r[1], json.loads(r[2])) for r in rows]
+
+    def run(self, run_id: str) -> RunInfo:
+        try:
+            row = self._conn.execute(
+                "SELECT id, created, inputs FROM runs WHERE id = %s", (run_id,)
+            ).fetchone()
+        except self._pg.Error as error:
+            raise self._error("read", error) from None
+        if row is None:
+            raise _not_found(run_id)
+        return RunInfo(row[0], row[1], json.loads(row[2]))
+
+    def put_blob(self, data: bytes) -> str:
+        ref = "sha256:" + hashlib.sha256(data).hexdigest()
+        try:
+            self._conn.execute(
+                "INSERT INTO blobs VALUES (%s, %s) ON CONFLICT (ref) DO NOTHING", (ref, data)
+            )
+        except self._pg.Error as error:
+            raise self._error("write", error) from None
+        return ref
+
+    def get_blob(self, ref: str) -> bytes:
+        try:
+            row = self._conn.execute("SELECT data FROM blobs WHERE ref = %s", (ref,)).fetchone()
+        except self._pg.Error as error:
+            raise self._error("read", error) from None
+        if row is None:
+            raise ExecutionError(f"blob {ref} is missing from the run log", location=self._location)
+        return bytes(row[0])
+
+    def close(self) -> None:
+        if self._conn.closed:
+            return
+        try:
+            self.flush()
+        finally:
+            self._conn.close()
+
+    # -- the RunLeases protocol ----------------------------------------------------------
+
+    def acquire(
+        self, run_id: str, owner: str, ttl: float, *, replacing: str | None = None
+    ) -> Lease | None:
+        try:
+            self._conn.execute(
+                "INSERT INTO leases VALUES (%s, %s, now() + make_interval(secs => %s))"
+                " ON CONFLICT (run_id) DO UPDATE"
+                " SET owner = excluded.owner, expires = excluded.expires"
+                " WHERE leases.expires < now() OR leases.owner IN (excluded.owner, %s)",
+                (run_id, owner, float(ttl), replacing or owner),
+            )
+        except self._pg.Error as error:
+            raise self._error("lease a run in", error) from None
+        lease = self.holder(run_id)
+        if lease is not None and lease.owner == owner:
+            self._fences[run_id] = owner
+        return lease
+
+    def renew(self, run_id: str, owner: str, ttl: float) -> bool:
+        try:
+            cursor = self._conn.execute(
+                "UPDATE leases SET expires = now() + make_interval(secs => %s)"
+                " WHERE run_id = %s AND owner = %s",
+                (float(ttl), run_id, owner),
+            )
+        except self._pg.Error as error:
+            raise self._error("renew a lease in", error) from None
+        return cursor.rowcount == 1
+
+    def release(self, run_id: str, owner: str) -> None:
+        if self._fences.get(run_id) == owner:
+            del self._fences[run_id]
+        try:
+            self._conn.execute(
+                "DELETE FROM leases WHERE run_id = %s AND owner = %s", (run_id, owner)
+            )
+        except self._pg.Error as error:
+            raise self._error("release a lease in", error) from None
+
+    def holder(self, run_id: str) -> Lease | None:
+        try:
+            row = self._conn.execute(
+                "SELECT owner, expires FROM leases WHERE run_id = %s", (run_id,)
+            ).fetchone()
+        except self._pg.Error as error:
+            raise self._error("read", error) from None
+        return None if row is None else Lease(run_id, row[0], _utc(row[1]))
+
+    def expired_unfinished(self) -> list[str]:
+        try:
+            rows = self._conn.execute(
+                "SELECT l.run_id FROM leases l JOIN runs r ON r.id = l.run_id"
+                " WHERE l.expires < now() AND NOT EXISTS (SELECT 1 FROM events e"
+                " WHERE e.run_id = l.run_id AND e.type = 'RunFinished') ORDER BY l.expires"
+            ).fetchall()
+        except self._pg.Error as error:
+            raise self._error("read", error) from None
+        return [r[0] for r in rows]

@@ -1,0 +1,149 @@
+"""The run log's fast paths agree with the plain ones: event JSON, event makers, size bound."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from plansmith.execution import (
+    EVENT_TYPES,
+    MemoryRunLog,
+    StepEvent,
+    StepFailed,
+    StepStarted,
+    StepSucceeded,
+)
+from plansmith.execution._emit import Emitter, _json_size_bound
+from plansmith.execution._event_fast import event_json, step_started, step_succeeded
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(10**40), max_value=10**40)
+    | st.floats()
+    | st.text(max_size=6)
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=12)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=12)
+        | st.tuples(inner, inner)
+    ),
+    max_leaves=30,
+)
+step_args = st.tuples() | st.tuples(st.text(max_size=4)) | st.tuples(st.integers(), st.floats())
+
+
+def _plain(event: Any) -> str:
+    return json.dumps(event.to_dict(), separators=(",", ":"))
+
+
+def _sample(cls: type[Any], value: object, args: tuple[object, ...], text: str) -> Any:
+    """An event of ``cls`` with every field set from ``value``, ``args`` and ``text``."""
+    kwargs: dict[str, object] = {"run_id": f"r{text}", "seq": 7, "time": f"t{text}"}
+    for f in fields(cls):
+        if f.name in kwargs:
+            continue
+        if f.name == "args":
+            kwargs[f.name] = args
+        elif f.type in ("str", "str | None"):
+            kwargs[f.name] = text
+        elif f.type in ("int",):
+            kwargs[f.name] = 3
+        elif f.type in ("float", "float | None"):
+            kwargs[f.name] = 1.5
+        elif f.type == "bool":
+            kwargs[f.name] = True
+        elif f.type.startswith("tuple"):
+            kwargs[f.name] = (text, text)
+        else:  # JSONValue or a dict of them
+            kwargs[f.name] = value if f.type == "JSONValue" else {"k": value}
+    return cls(**kwargs)
+
+
+@given(value=json_values, args=step_args, text=st.text(max_size=5))
+def test_event_json_writes_what_json_dumps_writes_for_every_event_type(
+    value: object, args: tuple[object, ...], text: str
+) -> None:
+    for cls in EVENT_TYPES.values():
+        event = _sample(cls, value, args, text)
+        assert event_json(event) == _plain(event)
+
+
+def test_a_step_events_json_stays_right_after_its_step_was_written_once() -> None:
+    common: dict[str, Any] = {"run_id": "r", "step": "s1", "action": "a", "args": ("x", 2)}
+    first = StepStarted(seq=1, time="t1", server="sv", tool="tl", attempt=1, key="r/s1", **common)
+    again = StepSucceeded(
+        seq=2, time="t2", server="sv", tool="tl", attempt=2, outputs={"v": [1.5, None]}, **common
+    )
+    moved = StepStarted(seq=3, time="t3", server="other", tool="tl", key="r/s1", **common)
+    for event in (first, again, moved, first):
+        assert event_json(event) == _plain(event)
+
+
+def test_a_step_event_with_an_argument_that_cannot_be_hashed_is_still_written() -> None:
+    event = StepFailed(run_id="r", step="s", action="a", args=(["a", "list"],), message="m")  # type: ignore[arg-type]
+    assert event_json(event) == _plain(event)
+
+
+def test_non_finite_floats_are_written_as_json_dumps_writes_them() -> None:
+    for number in (float("nan"), float("inf"), float("-inf")):
+        event = StepSucceeded(run_id="r", step="s", action="a", duration_ms=number, outputs=number)
+        assert event_json(event) == _plain(event)
+
+
+@given(text=st.text(max_size=5), args=step_args, value=json_values)
+def test_fast_step_event_makers_make_the_events_the_constructors_make(
+    text: str, args: tuple[Any, ...], value: Any
+) -> None:
+    started = step_started("r", 4, text, "s", text, args, "sv", "tl", 2, f"r/{text}")
+    assert started == StepStarted(
+        run_id="r", seq=4, time=text, step="s", action=text, args=args, server="sv", tool="tl",
+        attempt=2, key=f"r/{text}",
+    )  # fmt: skip
+    succeeded = step_succeeded("r", 5, text, "s", "a", args, "sv", "tl", 1, 2.5, value, None)
+    assert succeeded == StepSucceeded(
+        run_id="r", seq=5, time=text, step="s", action="a", args=args, server="sv", tool="tl",
+        attempt=1, duration_ms=2.5, outputs=value, result=None,
+    )  # fmt: skip
+    assert isinstance(succeeded, StepEvent)
+
+
+def test_events_from_the_fast_makers_are_frozen() -> None:
+    event = step_started("r", 1, "t", "s", "a", (), "sv", "tl", 1, "k")
+    try:
+        event.seq = 2  # type: ignore[misc]
+    except AttributeError:
+        return
+    raise AssertionError("an event from step_started could be changed")
+
+
+@given(value=json_values)
+def test_size_bound_is_never_below_the_length_of_the_json(value: Any) -> None:
+    text = json.dumps(value, separators=(",", ":"), sort_keys=True)
+    limit = len(text) + 100
+    assert _json_size_bound(value, limit) >= min(len(text), limit + 1)
+
+
+@given(value=json_values)
+def test_pack_keeps_a_value_inline_exactly_when_its_json_fits(value: Any) -> None:
+    log = MemoryRunLog()
+    emitter = Emitter(log, "r", inline_limit=40)
+    packed = emitter.pack(value)
+    fits = len(json.dumps(value, separators=(",", ":"), sort_keys=True)) <= 40
+    scalar = value is None or isinstance(value, bool | int | float)
+    assert (packed is value) == (fits or scalar)
+    same = json.dumps(emitter.unpack(packed), sort_keys=True) == json.dumps(value, sort_keys=True)
+    assert same  # compared as JSON: NaN is not equal to itself
+
+
+def test_a_step_written_again_with_equal_arguments_of_other_types_keeps_their_json() -> None:
+    for args in ((1,), (1.0,), (True,), ([1],), ([1.0],)):
+        event = StepStarted(run_id="r", step="s", action="a", args=args, key="k")  # type: ignore[arg-type]
+        assert event_json(event) == _plain(event)

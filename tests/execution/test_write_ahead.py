@@ -1,0 +1,148 @@
+"""Write-ahead with group commit, checked from a second SQLite connection (as another
+process reading ``runs.db`` would): a call starts only once the steps it depends on are
+durable, views hear only of durable events, and independent steps share commits."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import _exec_helpers as h
+import anyio
+import pytest
+
+from plansmith.execution import Event, FakeInvoker, Runner, SqliteRunLog, ToolCall, ToolResult
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class _CountingLog(SqliteRunLog):
+    """The SQLite log, counting the flushes that write rows (commits)."""
+
+    commits = 0
+
+    def flush(self) -> None:
+        if self._rows:
+            self.commits += 1
+        super().flush()
+
+
+def _durable(db: Path) -> list[dict[str, object]]:
+    """The events in ``db`` as a new connection sees them (read-only)."""
+    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT body FROM events ORDER BY run_id, seq").fetchall()
+    finally:
+        conn.close()
+    return [json.loads(r[0]) for r in rows]
+
+
+async def _answer(call: ToolCall) -> ToolResult:
+    await anyio.lowlevel.checkpoint()  # let other steps run meanwhile
+    if call.tool == "work":
+        return ToolResult({"done": f"{call.arguments['name']}!", "key": call.key}, "")
+    return ToolResult({"value": call.arguments.get("x")}, "")
+
+
+def _dag() -> h.Plan:
+    """Two chains (work → finish) beside three independent steps."""
+    return h.plan(
+        [
+            h.Step("w0", "work", ("i0",)),
+            h.Step("w1", "work", ("i1",)),
+            h.Step("f0", "finish", ("i0",)),
+            h.Step("f1", "finish", ("i1",)),
+            *(h.Step(f"x{k}", "work", (f"i{k}",)) for k in range(2, 5)),
+        ]
+    )
+
+
+async def test_a_call_starts_only_once_the_steps_it_depends_on_are_durable(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "runs.db"
+    bound = h.bound(_dag())
+    log, state = h.start_run(bound, SqliteRunLog(db))
+    missing: list[tuple[str, str]] = []
+    checked: list[str] = []
+
+    async def handler(call: ToolCall) -> ToolResult:
+        step = bound.step(call.step)
+        assert step is not None
+        done = {e["step"] for e in _durable(db) if e["type"] == "StepSucceeded"}
+        missing.extend((call.step, dep) for dep in step.after if dep not in done)
+        checked.extend(step.after)
+        return await _answer(call)
+
+    with anyio.fail_after(20):
+        outcome = await Runner(FakeInvoker(handler), log, state, max_parallel=4).run()
+    log.close()
+    assert outcome.state == "succeeded"
+    assert sorted(checked) == ["w0", "w1"]  # f0 and f1 each depend on one step
+    assert missing == []
+    ends = [e for e in _durable(db) if e["type"] == "RunFinished"]
+    assert [e["state"] for e in ends] == ["succeeded"]
+
+
+async def test_views_hear_of_an_event_only_once_it_is_durable(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    log, state = h.start_run(h.bound(_dag()), SqliteRunLog(db))
+    runner = Runner(FakeInvoker(_answer), log, state, max_parallel=4)
+    heard: list[int] = []
+    early: list[int] = []
+
+    def view(event: Event) -> None:
+        heard.append(event.seq)
+        if event.seq not in {e["seq"] for e in _durable(db)}:
+            early.append(event.seq)
+
+    runner.emitter.subscribe(view)
+    with anyio.fail_after(20):
+        await runner.run()
+    log.close()
+    assert early == []
+    assert heard == [e["seq"] for e in _durable(db)][1:]  # all but PlanReady, in order
+
+
+async def test_independent_steps_share_commits_and_a_chain_commits_once_a_step(
+    tmp_path: Path,
+) -> None:
+    wide_log, wide_state = h.start_run(h.bound(h.wide(8)), _CountingLog(tmp_path / "w.db"))
+    wide_log.commits = 0  # type: ignore[attr-defined]
+    with anyio.fail_after(20):
+        await Runner(FakeInvoker(_answer), wide_log, wide_state, max_parallel=8).run()
+    chain_log, chain_state = h.start_run(h.bound(h.chain(8)), _CountingLog(tmp_path / "c.db"))
+    chain_log.commits = 0  # type: ignore[attr-defined]
+    with anyio.fail_after(20):
+        await Runner(FakeInvoker(_answer), chain_log, chain_state).run()
+    wide_commits: int = wide_log.commits  # type: ignore[attr-defined]
+    chain_commits: int = chain_log.commits  # type: ignore[attr-defined]
+    wide_log.close()
+    chain_log.close()
+    assert wide_commits <= 6  # 8 starts, 8 ends, run start and end in a few turns (not 18)
+    assert chain_commits >= 8  # each step's end is durable before the next step's call
+
+
+async def test_a_view_hears_of_a_steps_start_before_its_call(tmp_path: Path) -> None:
+    log, state = h.start_run(h.bound(h.wide(6)), SqliteRunLog(tmp_path / "runs.db"))
+    started: set[str] = set()
+    unheard: list[str] = []
+
+    async def handler(call: ToolCall) -> ToolResult:
+        if call.step not in started:
+            unheard.append(call.step)
+        return await _answer(call)
+
+    runner = Runner(FakeInvoker(handler), log, state, max_parallel=3)
+    runner.emitter.subscribe(lambda e: started.add(e.step) if e.type == "StepStarted" else None)  # type: ignore[attr-defined]
+    with anyio.fail_after(20):
+        await runner.run()
+    log.close()
+    assert len(started) == 6
+    assert unheard == []
