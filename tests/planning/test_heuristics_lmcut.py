@@ -1,14 +1,19 @@
-"""LM-cut: hand-computed values on tiny tasks, and hmax <= LM-cut <= h* on random ones."""
+"""LM-cut: hand-computed values on tiny tasks, hmax <= LM-cut <= h* on random ones,
+every cut a landmark with a sound cost partitioning, and the mask and per-fact hmax
+passes giving the same values."""
 
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 from _search_fixtures import (
+    BENCHMARKS,
     action,
     atom,
     lit,
+    load_benchmark,
     naive_optimal_cost,
     neg,
     problem,
@@ -21,7 +26,9 @@ from hypothesis import strategies as st
 from plansmith.errors import UnsolvableError
 from plansmith.model import Number, Problem
 from plansmith.planning import HEURISTICS, PlanOptions, ground, solve
+from plansmith.planning._task import GroundTask, TaskSpace, bits
 from plansmith.planning.heuristics import lmcut
+from plansmith.planning.heuristics.lmcut import _Relaxed
 
 
 def _lmcut(prob: Problem) -> float:
@@ -125,6 +132,28 @@ def test_a_zero_cost_step_into_the_goal_joins_the_goal_zone() -> None:
         goal=[lit("g")],
     )
     assert _lmcut(prob) == 1
+
+
+def test_one_group_can_put_two_operators_into_a_cut() -> None:
+    # a and b share their precondition (one hmax group, one fact each); the free
+    # y1 and y2 bring both h1 and h2 into the goal zone, so the cut is {a, b}
+    prob = problem(
+        [
+            action("a", pre=[lit("s")], eff=[lit("h1")]),
+            action("b", pre=[lit("s")], eff=[lit("h2")]),
+            action("y1", pre=[lit("h1")], eff=[lit("g")], cost=0),
+            action("y2", pre=[lit("h2")], eff=[lit("g")], cost=0),
+        ],
+        init=[atom("s")],
+        goal=[lit("g")],
+    )
+    task = ground(prob)
+    for masks in (False, True):
+        relaxed = _Relaxed(task, masks=masks)
+        [(cut, cost)] = relaxed.cuts(task.init)
+        assert (len(cut), cost) == (2, 1)
+        assert relaxed.group_of[cut[0]] == relaxed.group_of[cut[1]]
+    _check_cuts(task, task.init)
 
 
 def test_free_operators_alone_are_worth_nothing() -> None:
@@ -252,3 +281,128 @@ def test_astar_with_lmcut_returns_the_cheapest_plan(prob: Problem) -> None:
     result = solve(prob, options)
     assert result.cost == optimal
     assert replays(prob, result.actions)
+
+
+# -- the landmarks themselves, and the two hmax passes ------------------------------------
+
+
+def _relaxed_reachable(relaxed: _Relaxed, state: int, dropped: set[int]) -> bool:
+    """Whether the goal fact is reachable from ``state`` with deletes ignored and
+    the relaxed operators ``dropped`` removed (a plain fixpoint)."""
+    reached = {*bits(state), relaxed.always}
+    changed = True
+    while changed:
+        changed = False
+        for q, pre in enumerate(relaxed.group_pre):
+            if reached.issuperset(pre):
+                for o in relaxed.group_ops[q]:
+                    if o not in dropped and not reached.issuperset(relaxed.effects[o]):
+                        reached.update(relaxed.effects[o])
+                        changed = True
+    return relaxed.goal in reached
+
+
+def _check_cuts(task: GroundTask, state: int) -> None:
+    """Each cut is a landmark of the relaxed task (no relaxed plan avoids it), is
+    charged more than 0, and no operator is charged more than it costs in all."""
+    relaxed = _Relaxed(task)
+    found = relaxed.cuts(state)
+    if found == [([], math.inf)]:
+        assert not _relaxed_reachable(relaxed, state, set())
+        return
+    charged = [0.0] * len(relaxed.effects)
+    for cut, cost in found:
+        assert cost > 0
+        assert not _relaxed_reachable(relaxed, state, set(cut))
+        for o in cut:
+            charged[o] += cost
+    assert all(c <= b + 1e-9 for c, b in zip(charged, relaxed.base_cost, strict=True))
+
+
+def _random_states(task: GroundTask, seed: int, count: int) -> list[int]:
+    space, rng, out = TaskSpace(task), random.Random(seed), [task.init]
+    for _ in range(count - 1):
+        state = task.init
+        for _ in range(rng.randint(1, 12)):
+            succ = space.successors(state)
+            if not succ:
+                break
+            state = rng.choice(succ)[1]
+        out.append(state)
+    return out
+
+
+@_SETTINGS
+@given(st.one_of(propositional_tasks(), strips_problems(costs=True)), st.integers(0, 2**16))
+def test_every_cut_is_a_landmark_and_the_cost_partitioning_is_sound(
+    prob: Problem, seed: int
+) -> None:
+    task = ground(prob)
+    if task.unreachable_goal:
+        return
+    for state in _random_states(task, seed, 3):
+        _check_cuts(task, state)
+
+
+def _values_both_ways(task: GroundTask, states: list[int]) -> tuple[list[float], list[float]]:
+    loop, masks = _Relaxed(task, masks=False), _Relaxed(task, masks=True)
+    return [loop.value(s) for s in states], [masks.value(s) for s in states]
+
+
+def _cut_sets(relaxed: _Relaxed, state: int) -> list[tuple[list[int], float]]:
+    return [(sorted(cut), cost) for cut, cost in relaxed.cuts(state)]
+
+
+@_SETTINGS
+@given(st.one_of(propositional_tasks(), strips_problems(costs=False)), st.integers(0, 2**16))
+def test_hmax_as_masks_gives_the_same_values_as_hmax_by_facts(prob: Problem, seed: int) -> None:
+    task = ground(prob)
+    if task.unreachable_goal:
+        return
+    loop, masks = _values_both_ways(task, _random_states(task, seed, 4))
+    assert loop == masks
+
+
+@_SETTINGS
+@given(st.one_of(propositional_tasks(), strips_problems(costs=True)), st.integers(0, 2**16))
+def test_the_one_fact_per_operator_shortcut_finds_the_same_cuts(prob: Problem, seed: int) -> None:
+    task = ground(prob)
+    if task.unreachable_goal:
+        return
+    for masks in (False, True):
+        plain, shortcut = (_Relaxed(task, masks=masks, by_fact=b) for b in (False, True))
+        for state in _random_states(task, seed, 3):
+            assert _cut_sets(plain, state) == _cut_sets(shortcut, state)
+
+
+SHARED = [("miconic", "task06.pddl"), ("satellite", "task03.pddl"), ("depot", "task02.pddl")]
+
+
+@pytest.mark.skipif(not BENCHMARKS.is_dir(), reason="../shared/benchmarks/pddl not found")
+@pytest.mark.parametrize(("domain", "name"), SHARED)
+def test_on_shared_tasks_the_two_hmax_passes_agree_and_cuts_are_landmarks(
+    domain: str, name: str
+) -> None:
+    task = ground(load_benchmark(domain, name))
+    states = _random_states(task, 7, 6)
+    loop, masks = _values_both_ways(task, states)
+    assert loop == masks
+    assert all(0 < v < math.inf for v in loop)
+    for state in states[:2]:
+        _check_cuts(task, state)
+        plain = _Relaxed(task, by_fact=False)
+        assert _cut_sets(plain, state) == _cut_sets(_Relaxed(task), state)
+
+
+OPTIMAL = [("depot", "task02.pddl", 15), ("satellite", "task05.pddl", 15)]
+
+
+@pytest.mark.skipif(not BENCHMARKS.is_dir(), reason="../shared/benchmarks/pddl not found")
+@pytest.mark.parametrize(("domain", "name", "optimal"), OPTIMAL)
+def test_astar_with_lmcut_finds_the_optimal_length_of_shared_tasks(
+    domain: str, name: str, optimal: int
+) -> None:
+    problem_ = load_benchmark(domain, name)
+    result = solve(problem_, PlanOptions(search="astar", heuristic="lmcut"))
+    assert result.cost == len(result.actions) == optimal
+    assert replays(problem_, result.actions)
