@@ -10,6 +10,7 @@ from plansmith.errors import PlanInvalidError, ToolCallError
 from plansmith.execution import (
     FakeInvoker,
     Runner,
+    StepFailed,
     StepSucceeded,
     ToolCall,
     ToolResult,
@@ -367,3 +368,21 @@ def test_unapproved_tiers_lists_the_tiers_outside_the_covered_set() -> None:
     plan = h.bound(h.plan(steps), EXECUTE_ALT)
     assert unapproved_tiers(plan, frozenset({h.Tier.READ})) == ("execute",)
     assert unapproved_tiers(plan, frozenset({h.Tier.READ, h.Tier.EXECUTE})) == ()
+
+
+async def test_a_cancellation_nobody_asked_for_fails_the_step_as_a_protocol_error() -> None:
+    import asyncio
+
+    async def leaky(call: ToolCall) -> ToolResult:
+        if call.step == "s1":
+            raise asyncio.CancelledError  # a pool bug: not the runner's cancellation
+        return await work_ok(call)
+
+    log, state = h.start_run(h.bound(h.wide(3)))
+    with anyio.fail_after(10):
+        outcome = await Runner(FakeInvoker(leaky), log, state, max_replans=0).run()
+    assert outcome.state == "failed"
+    failed = [e for e in log.events(state.run_id) if isinstance(e, StepFailed)]
+    assert [(e.step, e.error_class) for e in failed] == [("s1", "protocol_error")]
+    succeeded = {e.step for e in log.events(state.run_id) if isinstance(e, StepSucceeded)}
+    assert succeeded == {"s0", "s2"}

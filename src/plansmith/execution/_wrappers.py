@@ -6,6 +6,7 @@ the runner holds no retry or timeout flags of its own.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -59,13 +60,24 @@ class TimeoutInvoker:
 
 
 class ClassifyingInvoker:
-    """Turns an ``is_error`` result into a ``tool_error`` failure."""
+    """Turns an ``is_error`` result into a ``tool_error`` failure, and a cancellation that
+    nobody asked for (a tool pool's bug) into a ``protocol_error`` failure: left alone,
+    it would end the step's task as if the run had been cancelled."""
 
     def __init__(self, inner: ToolInvoker) -> None:
         self.inner = inner
 
     async def invoke(self, call: ToolCall) -> ToolResult:
-        result = await self.inner.invoke(call)
+        try:
+            result = await self.inner.invoke(call)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is None or task.cancelling():
+                raise  # a real cancellation: the run's, a timeout's, the task group's
+            raise ToolCallError(
+                ErrorClass.PROTOCOL_ERROR,
+                f"calling {call.server}/{call.tool} raised a cancellation nobody asked for",
+            ) from None
         if result.is_error:
             error = ToolCallError(
                 ErrorClass.TOOL_ERROR,
