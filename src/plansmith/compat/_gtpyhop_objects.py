@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Self
 
 from plansmith.planning.htn import fast_copy, goals_not_achieved
 
@@ -95,7 +95,27 @@ def print_object(obj: Any, heading: str | None = None) -> None:
     print("")
 
 
-class State:
+class _Variables:
+    """What a state and a multigoal share: their variables are their attributes."""
+
+    __name__: str
+
+    def copy(self, new_name: str | None = None) -> Self:
+        """A copy that shares nothing mutable; named ``new_name`` or ``<name>_copy_<n>``."""
+        cls = type(self)
+        the_copy = cls.__new__(cls)
+        _assign(the_copy, {k: fast_copy(v) for k, v in vars(self).items()})
+        the_copy.__name__ = new_name or _name_for_copy(self.__name__, _next_copy_number())
+        return the_copy
+
+    def display(self, heading: str | None = None) -> None:
+        print_object(self, heading=heading)
+
+    def state_vars(self) -> list[str]:
+        return [v for v in vars(self) if v != "__name__"]
+
+
+class State(_Variables):
     """``State(name, **variables)``: the state variables are attributes (usually dicts)."""
 
     def __init__(self, state_name: str, **kwargs: Any) -> None:
@@ -120,22 +140,8 @@ class State:
 
     __hash__ = None  # type: ignore[assignment]  # as in GTPyhop: equal by value, mutable
 
-    def copy(self, new_name: str | None = None) -> State:
-        """A copy that shares nothing mutable; named ``new_name`` or ``<name>_copy_<n>``."""
-        cls = type(self)
-        the_copy = cls.__new__(cls)
-        _assign(the_copy, {k: fast_copy(v) for k, v in vars(self).items()})
-        the_copy.__name__ = new_name or _name_for_copy(self.__name__, _next_copy_number())
-        return the_copy
 
-    def display(self, heading: str | None = None) -> None:
-        print_object(self, heading=heading)
-
-    def state_vars(self) -> list[str]:
-        return [v for v in vars(self) if v != "__name__"]
-
-
-class Multigoal:
+class Multigoal(_Variables):
     """``Multigoal(name, **variables)``: desired values, ``{arg: value}`` per state variable."""
 
     def __init__(self, multigoal_name: str, **kwargs: Any) -> None:
@@ -147,19 +153,6 @@ class Multigoal:
 
     def __repr__(self) -> str:
         return make_repr(self, "Multigoal")
-
-    def copy(self, new_name: str | None = None) -> Multigoal:
-        cls = type(self)
-        the_copy = cls.__new__(cls)
-        _assign(the_copy, {k: fast_copy(v) for k, v in vars(self).items()})
-        the_copy.__name__ = new_name or _name_for_copy(self.__name__, _next_copy_number())
-        return the_copy
-
-    def display(self, heading: str | None = None) -> None:
-        print_object(self, heading=heading)
-
-    def state_vars(self) -> list[str]:
-        return [v for v in vars(self) if v != "__name__"]
 
 
 def _m_verify_g(  # noqa: PLR0917 - GTPyhop's signature for this task method
