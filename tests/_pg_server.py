@@ -33,7 +33,10 @@ def _find_server() -> str:
             raise RuntimeError(f"{SCRIPT.name} could not run: {error}") from None
         if done.returncode != 0:
             raise RuntimeError(f"{SCRIPT.name} failed: {done.stderr.strip()[-500:]}")
-        url = done.stdout.strip().splitlines()[-1]
+        urls = [line for line in done.stdout.split() if line.startswith("postgresql://")]
+        if not urls:
+            raise RuntimeError(f"{SCRIPT.name} printed no URL: {done.stdout[-500:]!r}")
+        url = urls[-1]
     import psycopg
 
     with psycopg.connect(url, connect_timeout=10) as conn:
