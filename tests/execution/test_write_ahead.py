@@ -1,11 +1,10 @@
-"""Write-ahead with group commit, checked from a second SQLite connection (as another
-process reading ``runs.db`` would): a call starts only once the steps it depends on are
-durable, views hear only of durable events, and independent steps share commits."""
+"""Write-ahead with group commit, checked through a second ``SqliteRunLog`` (as another
+process reading the run log would: SQLite's rows merged with the run's journal): a call
+starts only once the steps it depends on are durable, views hear only of durable events,
+and independent steps share journal writes."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from pathlib import Path
 
 import _exec_helpers as h
@@ -23,7 +22,7 @@ def anyio_backend() -> str:
 
 
 class _CountingLog(SqliteRunLog):
-    """The SQLite log, counting the flushes that write rows (commits)."""
+    """The SQLite log, counting the flushes that write rows (journal appends)."""
 
     commits = 0
 
@@ -33,14 +32,14 @@ class _CountingLog(SqliteRunLog):
         super().flush()
 
 
-def _durable(db: Path) -> list[dict[str, object]]:
-    """The events in ``db`` as a new connection sees them (read-only)."""
-    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+def _durable(db: Path, run_id: str) -> list[dict[str, object]]:
+    """The events of ``run_id`` as another run log on ``db`` sees them (a new
+    ``SqliteRunLog``: none of the writer's memory, only what is in files)."""
+    other = SqliteRunLog(db)
     try:
-        rows = conn.execute("SELECT body FROM events ORDER BY run_id, seq").fetchall()
+        return [dict(e.to_dict()) for e in other.events(run_id)]
     finally:
-        conn.close()
-    return [json.loads(r[0]) for r in rows]
+        other.close()
 
 
 async def _answer(call: ToolCall) -> ToolResult:
@@ -75,7 +74,7 @@ async def test_a_call_starts_only_once_the_steps_it_depends_on_are_durable(
     async def handler(call: ToolCall) -> ToolResult:
         step = bound.step(call.step)
         assert step is not None
-        done = {e["step"] for e in _durable(db) if e["type"] == "StepSucceeded"}
+        done = {e["step"] for e in _durable(db, state.run_id) if e["type"] == "StepSucceeded"}
         missing.extend((call.step, dep) for dep in step.after if dep not in done)
         checked.extend(step.after)
         return await _answer(call)
@@ -86,7 +85,7 @@ async def test_a_call_starts_only_once_the_steps_it_depends_on_are_durable(
     assert outcome.state == "succeeded"
     assert sorted(checked) == ["w0", "w1"]  # f0 and f1 each depend on one step
     assert missing == []
-    ends = [e for e in _durable(db) if e["type"] == "RunFinished"]
+    ends = [e for e in _durable(db, state.run_id) if e["type"] == "RunFinished"]
     assert [e["state"] for e in ends] == ["succeeded"]
 
 
@@ -99,7 +98,7 @@ async def test_views_hear_of_an_event_only_once_it_is_durable(tmp_path: Path) ->
 
     def view(event: Event) -> None:
         heard.append(event.seq)
-        if event.seq not in {e["seq"] for e in _durable(db)}:
+        if event.seq not in {e["seq"] for e in _durable(db, state.run_id)}:
             early.append(event.seq)
 
     runner.emitter.subscribe(view)
@@ -107,7 +106,7 @@ async def test_views_hear_of_an_event_only_once_it_is_durable(tmp_path: Path) ->
         await runner.run()
     log.close()
     assert early == []
-    assert heard == [e["seq"] for e in _durable(db)][1:]  # all but PlanReady, in order
+    assert heard == [e["seq"] for e in _durable(db, state.run_id)][1:]  # all but PlanReady
 
 
 async def test_independent_steps_share_commits_and_a_chain_commits_once_a_step(

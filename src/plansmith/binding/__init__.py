@@ -1,7 +1,7 @@
 """Binding (pure): which live tool runs each plan step, with which arguments and policy."""
 
 from plansmith.binding._bind import PLACEHOLDER, StepKey, bind, step_key
-from plansmith.binding._extract import check_jsonpath, extract
+from plansmith.binding._extract import check_jsonpath, extract, simple_path
 from plansmith.binding._model import (
     Binding,
     Bindings,
@@ -44,4 +44,5 @@ __all__ = [
     "PLACEHOLDER",
     "extract",
     "check_jsonpath",
+    "simple_path",
 ]

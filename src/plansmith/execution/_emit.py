@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
 from plansmith.execution._events import Event
+from plansmith.execution._invoker import ToolResult
 from plansmith.execution._log import DEFAULT_INLINE_LIMIT, RunLog
 from plansmith.model import JSONValue
 
@@ -70,7 +71,7 @@ class Emitter:
         if second != self._second:
             self._second = second
             self._prefix = iso_time(datetime.fromtimestamp(second, UTC))[:-4]
-        return f"{self._prefix}{int((now - second) * 1000):03d}Z"
+        return self._prefix + _MILLIS[int((now - second) * 1000)]
 
     def emit(self, event: E, *, defer: bool = False) -> E:
         """Stamp and append ``event``; unless ``defer``, commit and tell the views.
@@ -113,8 +114,24 @@ class Emitter:
             return value
         return {"$blob": self.log.put_blob(text.encode("utf-8"))}
 
+    def pack_result(self, result: ToolResult) -> JSONValue:
+        """``pack(result.to_dict())``, with the size bound of the dict's constant part
+        counted once (a step's result: the runner packs one per step)."""
+        value = result.to_dict()
+        structured = result.structured
+        limit = self.inline_limit
+        bound = _RESULT_BOUND + 12 * len(result.text)
+        bound += 32 if structured is None else _json_size_bound(structured, limit - bound)
+        if bound <= limit:
+            return value  # small for sure, as ``pack`` finds with its own bound
+        return self.pack(value)
+
     def unpack(self, value: JSONValue) -> JSONValue:
         return unpack(self.log, value)
+
+
+#: the milliseconds of ``stamp``, written once: "000Z" to "999Z"
+_MILLIS = tuple(f"{ms:03d}Z" for ms in range(1000))
 
 
 def _json_size_bound(value: JSONValue, limit: int) -> int:
@@ -158,6 +175,10 @@ def _json_size_bound(value: JSONValue, limit: int) -> int:
 
 _BIG = 10**30
 _SCALARS = frozenset({bool, float})
+#: ``_json_size_bound`` of ``ToolResult.to_dict()`` less its structured content and text:
+#: braces, four keys (12 bytes a character, 4 for quotes and separators), two flags, and
+#: the text's quotes
+_RESULT_BOUND = 2 + sum(12 * len(k) + 4 for k in ToolResult().to_dict()) + 32 + 32 + 2
 
 
 def unpack(log: RunLog, value: JSONValue) -> JSONValue:

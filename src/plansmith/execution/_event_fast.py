@@ -1,8 +1,8 @@
 """Fast paths for the runner and the log, each the same as the plain one (tests check).
 
-``step_started`` and ``step_succeeded`` make the two events of every step without the
-frozen dataclass ``__init__`` (which parses keywords and calls ``object.__setattr__``
-per field); ``event_json`` writes the text of
+``step_started`` and ``step_succeeded`` make the two events of every step, and
+``tool_call`` its call, without the frozen dataclass ``__init__`` (which parses keywords
+and calls ``object.__setattr__`` per field); ``event_json`` writes the text of
 ``json.dumps(event.to_dict(), separators=(",", ":"))`` without building the dict.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
@@ -21,9 +22,10 @@ from plansmith.execution._events import (
     StepSucceeded,
     _field_names,
 )
+from plansmith.execution._invoker import ProgressFn, ToolCall
 from plansmith.model import JSONValue, StepArg
 
-__all__ = ["event_json", "step_started", "step_succeeded"]
+__all__ = ["event_json", "step_started", "step_succeeded", "tool_call"]
 
 _Setter = Callable[[Any, Any], None]
 
@@ -114,6 +116,39 @@ def step_succeeded(  # noqa: PLR0917 - the runner's hot path; keywords would cos
     s[10](event, outputs)
     s[11](event, result)
     return event
+
+
+_CALL = tuple(getattr(ToolCall, f.name).__set__ for f in fields(ToolCall))
+assert tuple(f.name for f in fields(ToolCall)) == (
+    *("server", "tool", "arguments", "key", "step", "attempt", "timeout", "on_progress"),
+    "meta",
+), "ToolCall: the fast constructor misses fields"
+
+
+def tool_call(  # noqa: PLR0917 - the runner's hot path; keywords would cost time
+    server: str,
+    tool: str,
+    arguments: dict[str, JSONValue],
+    key: str,
+    step: str,
+    attempt: int,
+    timeout: float | None,
+    on_progress: ProgressFn | None,
+    meta: Mapping[str, str],
+) -> ToolCall:
+    """``ToolCall(...)`` with every field given, made as ``step_started`` makes its event."""
+    call = _NEW(ToolCall)
+    s = _CALL
+    s[0](call, server)
+    s[1](call, tool)
+    s[2](call, arguments)
+    s[3](call, key)
+    s[4](call, step)
+    s[5](call, attempt)
+    s[6](call, timeout)
+    s[7](call, on_progress)
+    s[8](call, meta)
+    return call
 
 
 _ENCODE = json.JSONEncoder(separators=(",", ":")).encode

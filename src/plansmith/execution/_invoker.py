@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Protocol
 
@@ -90,6 +90,21 @@ class ToolResult:
             "is_error": self.is_error,
         }
 
+    @staticmethod
+    def of(
+        structured: dict[str, JSONValue] | None, text: str, is_error: bool, retryable: bool
+    ) -> ToolResult:
+        """``ToolResult(structured, text, is_error, retryable)`` without the frozen
+        dataclass ``__init__`` (which calls ``object.__setattr__`` per field): a tool
+        pool makes one per call."""
+        result = _NEW(ToolResult)
+        s = _RESULT_SETTERS
+        s[0](result, structured)
+        s[1](result, text)
+        s[2](result, is_error)
+        s[3](result, retryable)
+        return result
+
     def to_dict(self) -> dict[str, JSONValue]:
         return {
             "structured": self.structured,
@@ -107,6 +122,11 @@ class ToolResult:
             is_error=bool(data.get("is_error")),
             retryable=bool(data.get("retryable")),
         )
+
+
+_NEW = object.__new__
+_RESULT_SETTERS = tuple(getattr(ToolResult, f.name).__set__ for f in fields(ToolResult))
+assert tuple(f.name for f in fields(ToolResult)) == ("structured", "text", "is_error", "retryable")
 
 
 class ToolInvoker(Protocol):

@@ -1,11 +1,12 @@
 """The run log: events appended write-ahead, in SQLite (WAL) or in memory; blobs by hash.
 
-``SqliteRunLog`` keeps one table of runs and one of events. WAL mode with
-``synchronous=NORMAL`` makes each commit survive a killed process (kill -9)
-without an fsync per commit (the WAL is synced into the database at
-checkpoints). ``append`` buffers; ``flush`` commits what was appended in one
-transaction. Values over ``inline_limit`` bytes go to the
-content-addressed blob store and the event holds ``{"$blob": "sha256:..."}``.
+``SqliteRunLog`` keeps one table of runs and one of events, in WAL mode with
+``synchronous=NORMAL`` (a commit survives a killed process without an fsync per
+commit). ``append`` buffers; ``flush`` makes what was appended durable by writing it
+to each run's append-only journal (``_journal``) with one ``os.write``, and the rows
+reach SQLite behind it, in batches (see ``SqliteRunLog``). Values over
+``inline_limit`` bytes go to the content-addressed blob store and the event holds
+``{"$blob": "sha256:..."}``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import functools
 import hashlib
 import json
 import sqlite3
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, cast
@@ -21,7 +24,14 @@ from typing import Protocol, cast
 from plansmith.errors import ExecutionError, Location, RunNotFoundError
 from plansmith.execution._event_fast import event_json
 from plansmith.execution._events import Event, event_from_dict
-from plansmith.execution._lease import MemoryLeases, SqliteLeases
+from plansmith.execution._journal import (
+    JournalRow,
+    JournalWriter,
+    journal_line,
+    journal_path,
+    read_journal,
+)
+from plansmith.execution._lease import Lease, MemoryLeases, SqliteLeases
 from plansmith.execution._migrations import migrate_sqlite
 from plansmith.model import JSONValue
 
@@ -126,15 +136,40 @@ class BlobStore:
 
 _ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # made once, not per event
 _INSERT_MAX = 200  # rows per statement (SQLite allows 32766 parameters)
+CATCH_UP_ROWS = 256  # journaled rows that make ``flush`` insert them into SQLite ...
+CATCH_UP_SECONDS = 0.05  # ... or the time since the last catch-up that does
+ROTATE_BYTES = 256 * 1024  # a catch-up starts a new journal file past this size
+_END = "RunFinished"  # a run's terminal event: its rows go to SQLite at once
 
 
 @functools.lru_cache(maxsize=_INSERT_MAX)
-def _insert_sql(rows: int) -> str:
-    return "INSERT INTO events VALUES " + ", ".join(["(?, ?, ?, ?)"] * rows)
+def _insert_sql(rows: int, verb: str = "INSERT") -> str:
+    return f"{verb} INTO events VALUES " + ", ".join(["(?, ?, ?, ?)"] * rows)
+
+
+Row = tuple[str, int, str, str]  # run_id, seq, type, body
 
 
 class SqliteRunLog(SqliteLeases):
-    """The durable run log: SQLite in WAL mode, with blobs in ``DIR/blobs``."""
+    """The durable run log: SQLite in WAL mode, a journal per running run in
+    ``DIR/journal``, and blobs in ``DIR/blobs``.
+
+    ``flush`` appends the pending events of each run to that run's journal (one
+    ``os.write``): that is the write-ahead record. The rows written there are inserted
+    into SQLite behind it, in one transaction, when a flush finds at least
+    ``CATCH_UP_ROWS`` of them waiting or ``CATCH_UP_SECONDS`` passed since the last
+    catch-up, when a run's ``RunFinished`` is flushed, before this log reads events,
+    when a run's lease is released, and at ``close``. A journal is removed once every
+    row in it is in SQLite and its run has ended (or its lease was released, or the
+    log closed); one longer than ``ROTATE_BYTES`` is replaced by an empty file after a
+    catch-up (every row in it is in SQLite), so that readers parse little of it.
+
+    ``events`` merges a run's journal with its SQLite rows, so another process sees
+    everything that is durable. The journal of an engine that was killed is imported
+    into SQLite (and removed) by whoever drives the run next: the log that acquires the
+    run's lease (``Engine.resume``, take-over), or the one that writes the run's next
+    events; the lease guarantees that the engine which wrote it no longer does.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -151,7 +186,10 @@ class SqliteRunLog(SqliteLeases):
                 f"cannot open the run log: {error}", location=Location(str(self.path))
             ) from None
         self.blobs = BlobStore(self.path.parent / "blobs")
-        self._rows: list[tuple[str, int, str, str]] = []
+        self._rows: list[Row] = []  # appended, not yet durable
+        self._behind: list[Row] = []  # durable in a journal, not yet in SQLite
+        self._journals: dict[str, JournalWriter] = {}  # the runs this log writes
+        self._caught_up = time.monotonic()
 
     def create_run(self, run_id: str, created: str, inputs: dict[str, JSONValue]) -> None:
         self._db.execute(
@@ -162,34 +200,155 @@ class SqliteRunLog(SqliteLeases):
         body = event_json(event)  # the text of _ENCODE(event.to_dict()), written faster
         self._rows.append((event.run_id, event.seq, event.type, body))
 
-    def flush(self) -> None:
-        """Write the appended events in one transaction (one commit per step in a chain).
+    def journal_path(self, run_id: str) -> Path:
+        """Where this log keeps the journal of ``run_id``."""
+        return journal_path(self.path, run_id)
 
-        One INSERT statement of all the rows, in autocommit mode: SQLite makes a
-        single statement its own transaction, so there is no BEGIN and COMMIT to run.
+    def flush(self) -> None:
+        """Make the appended events durable: one append to each run's journal.
+
+        Then insert the journaled rows into SQLite if enough of them wait, or enough
+        time passed, or a run ended (checked here: nothing runs in the background).
+        An event whose seq is not after its run's last one fails the whole batch.
         """
         if not self._rows:
             return
         rows, self._rows = self._rows, []
+        run_id = rows[0][0]
+        journal = self._journals.get(run_id) or self._open_journal(run_id)
+        run_json, last = journal.run_json, journal.last
+        ended = False
+        lines = []
+        for row in rows:
+            if row[0] != run_id:  # events of several runs: one write to each journal
+                ended = self._write_runs(rows)
+                break
+            if row[1] <= last:
+                raise self._not_after(row, last)
+            last = row[1]
+            lines.append(  # journal_line, written out here: this loop is the hot path
+                f'{{"run_id":{run_json},"seq":{last},"type":"{row[2]}","body":{row[3]}}}\n'
+            )
+            if row[2] == _END:
+                ended = True
+        else:
+            journal.write("".join(lines).encode())
+            journal.last = last
+        behind = self._behind
+        behind += rows
+        if (
+            ended
+            or len(behind) >= CATCH_UP_ROWS
+            or (time.monotonic() - self._caught_up >= CATCH_UP_SECONDS)
+        ):
+            self.catch_up()
+
+    def _write_runs(self, rows: list[Row]) -> bool:
+        """Append ``rows`` to their runs' journals (all checked before any is written);
+        True if a run ended among them."""
+        lines: dict[str, list[str]] = {}
+        lasts: dict[str, int] = {}
+        ended = False
+        for run_id, seq, kind, body in rows:
+            journal = self._journals.get(run_id) or self._open_journal(run_id)
+            last = lasts.get(run_id, journal.last)
+            if seq <= last:
+                raise self._not_after((run_id, seq, kind, body), last)
+            lasts[run_id] = seq
+            lines.setdefault(run_id, []).append(journal_line(journal.run_json, seq, kind, body))
+            ended = ended or kind == _END
+        for run_id, text in lines.items():
+            journal = self._journals[run_id]
+            journal.write("".join(text).encode())
+            journal.last = lasts[run_id]
+        return ended
+
+    def _not_after(self, row: Row, last: int) -> ExecutionError:
+        return ExecutionError(
+            f"cannot write the run log: event {row[1]} ({row[2]}) of run {row[0]} is not"
+            f" after event {last}; none of its batch was written",
+            location=Location(str(self.journal_path(row[0]))),
+            hint="two engines may be driving this run; only one may",
+        )
+
+    def _open_journal(self, run_id: str) -> JournalWriter:
+        """Start writing ``run_id``'s journal: this log drives the run now, so a journal
+        left there by an engine that was killed is imported first."""
+        self.import_journal(run_id)
+        row = self._db.execute("SELECT max(seq) FROM events WHERE run_id = ?", (run_id,)).fetchone()
+        path = self.journal_path(run_id)
+        journal = self._journals[run_id] = JournalWriter(path, run_id, last=row[0] or 0)
+        return journal
+
+    def catch_up(self) -> None:
+        """Insert every journaled row into SQLite (one transaction), then remove the
+        journals of the runs that ended."""
+        rows = self._behind
+        if not rows:
+            self._caught_up = time.monotonic()
+            return
+        self._insert(rows, "INSERT")  # not OR IGNORE: two engines on one run must fail
+        self._behind = []
+        self._caught_up = time.monotonic()
+        for row in rows:
+            if row[2] == _END and row[0] in self._journals:
+                self._journals.pop(row[0]).remove()
+        for journal in self._journals.values():
+            if journal.size > ROTATE_BYTES:  # all in SQLite: keep what readers parse short
+                journal.rotate()
+
+    def _insert(self, rows: Sequence[Row], verb: str) -> None:
         try:
             if len(rows) <= _INSERT_MAX:
-                self._db.execute(_insert_sql(len(rows)), [v for row in rows for v in row])
+                self._db.execute(_insert_sql(len(rows), verb), [v for row in rows for v in row])
             else:
                 with self._db:  # one transaction for many statements
                     self._db.execute("BEGIN")
-                    self._db.executemany(_insert_sql(1), rows)
+                    for at in range(0, len(rows), _INSERT_MAX):
+                        part = rows[at : at + _INSERT_MAX]
+                        self._db.execute(
+                            _insert_sql(len(part), verb), [v for row in part for v in row]
+                        )
         except sqlite3.Error as error:
             raise ExecutionError(
                 f"cannot write the run log: {error}", location=Location(str(self.path))
             ) from None
 
+    def import_journal(self, run_id: str) -> int:
+        """Insert the rows of a journal that another (killed) engine left for ``run_id``
+        and remove it; the number of rows SQLite did not have yet. Only for the log that
+        drives the run now (see the class docstring); a journal this log is writing is
+        left alone."""
+        if run_id in self._journals:
+            return 0
+        path = self.journal_path(run_id)
+        rows = [r for r in read_journal(path) if r.run_id == run_id]
+        before = self._db.total_changes
+        if rows:
+            self._insert(rows, "INSERT OR IGNORE")
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as error:
+            raise ExecutionError(
+                f"cannot remove the run journal: {error.strerror or error}",
+                location=Location(str(path)),
+            ) from None
+        return self._db.total_changes - before
+
     def events(self, run_id: str) -> list[Event]:
+        """The run's events: SQLite's rows, then the journal's rows after them (another
+        process may be writing the run). The journal is read first: a writer that
+        moves its rows into SQLite and removes the journal meanwhile loses no row."""
         self.run(run_id)
         self.flush()
+        self.catch_up()
+        journal = [] if run_id in self._journals else read_journal(self.journal_path(run_id))
         rows = self._db.execute(
-            "SELECT body FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
+            "SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
         ).fetchall()
-        return [event_from_dict(cast(dict[str, JSONValue], json.loads(r[0]))) for r in rows]
+        bodies = [r[1] for r in rows]
+        bodies += _after(journal, run_id, rows[-1][0] if rows else None)
+        return [event_from_dict(cast(dict[str, JSONValue], json.loads(b))) for b in bodies]
 
     def runs(self) -> list[RunInfo]:
         rows = self._db.execute("SELECT id, created, inputs FROM runs ORDER BY created").fetchall()
@@ -203,6 +362,33 @@ class SqliteRunLog(SqliteLeases):
             raise _not_found(run_id)
         return RunInfo(row[0], row[1], json.loads(row[2]))
 
+    # -- leases: the log that takes a run imports a killed engine's journal -------------
+
+    def acquire(
+        self, run_id: str, owner: str, ttl: float, *, replacing: str | None = None
+    ) -> Lease | None:
+        lease = super().acquire(run_id, owner, ttl, replacing=replacing)
+        if lease is not None and lease.owner == owner:
+            self.import_journal(run_id)
+        return lease
+
+    def release(self, run_id: str, owner: str) -> None:
+        """Move the run's journaled rows into SQLite and remove its journal, then drop
+        the lease."""
+        try:
+            self.flush()
+            self.catch_up()
+            journal = self._journals.pop(run_id, None)
+            if journal is not None:
+                journal.remove()
+        finally:
+            super().release(run_id, owner)
+
+    def expired_unfinished(self) -> list[str]:
+        self.flush()
+        self.catch_up()
+        return super().expired_unfinished()
+
     def put_blob(self, data: bytes) -> str:
         return self.blobs.put(data)
 
@@ -210,5 +396,27 @@ class SqliteRunLog(SqliteLeases):
         return self.blobs.get(ref)
 
     def close(self) -> None:
-        self.flush()
-        self._db.close()
+        """Flush, move every journaled row into SQLite, remove this log's journals."""
+        try:
+            self.flush()
+            self.catch_up()
+            for journal in self._journals.values():
+                journal.remove()  # every row is in SQLite
+        finally:
+            for journal in self._journals.values():
+                journal.close()
+            self._journals.clear()
+            self._db.close()
+
+
+def _after(journal: list[JournalRow], run_id: str, last: int | None) -> list[str]:
+    """The bodies of the journal rows that follow seq ``last`` without a gap."""
+    bodies: list[str] = []
+    for row in journal:
+        if row.run_id != run_id or (last is not None and row.seq <= last):
+            continue
+        if last is not None and row.seq != last + 1:
+            break
+        bodies.append(row.body)
+        last = row.seq
+    return bodies

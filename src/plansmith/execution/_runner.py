@@ -17,8 +17,9 @@ per step.)
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
@@ -37,11 +38,12 @@ from plansmith.binding import (
     RunRef,
     extract,
     render,
+    simple_path,
 )
 from plansmith.errors import ExecutionError, PlansmithError, ToolCallError
 from plansmith.execution._codec import bound_to_dict
 from plansmith.execution._emit import Emitter, utc_now
-from plansmith.execution._event_fast import step_started, step_succeeded
+from plansmith.execution._event_fast import step_started, step_succeeded, tool_call
 from plansmith.execution._events import (
     Event,
     Replanned,
@@ -55,8 +57,21 @@ from plansmith.execution._events import (
 from plansmith.execution._invoker import ErrorClass, ToolCall, ToolInvoker, ToolResult
 from plansmith.execution._log import RunLog
 from plansmith.execution._replan import ReplanFn, ReplanRequest
-from plansmith.execution._states import RunState, StepState, apply_event, ready_steps
-from plansmith.execution._wrappers import ClassifyingInvoker, RetryInvoker, Sleep, TimeoutInvoker
+from plansmith.execution._states import (
+    RunState,
+    StepState,
+    apply_event,
+    apply_step_started,
+    apply_step_succeeded,
+)
+from plansmith.execution._wrappers import (
+    ClassifyingInvoker,
+    RetryInvoker,
+    Sleep,
+    TimeoutInvoker,
+    classify_result,
+    unasked_cancellation,
+)
 from plansmith.model import JSONValue, Tier
 
 __all__ = ["Runner", "RunOutcome", "idempotency_key", "unapproved_tiers"]
@@ -123,13 +138,15 @@ class Runner:
         self._idle = anyio.Event()
         self._cancel_reason: str | None = None
         self._scope: anyio.CancelScope | None = None
-        # stateless wrappers, shared by every step (a step adds its own RetryInvoker)
-        self._classified = ClassifyingInvoker(TimeoutInvoker(invoker))
+        # stateless wrappers, shared by every step (a step adds its own RetryInvoker); a
+        # step's first attempt calls ``_timed`` or ``invoker`` and classifies inline
+        self._timed = TimeoutInvoker(invoker)
+        self._classified = ClassifyingInvoker(self._timed)
         self._classified_untimed = ClassifyingInvoker(invoker)  # for steps with no timeout
-        self._reads_json: dict[str, bool] = {}
+        self._steps: dict[str, _Step] = {}
         self._done_seq: dict[str, int] = {}  # the seq of each step's StepSucceeded
         self._flush_wanted = anyio.Event()
-        self._static: dict[str, bool] = {}
+        self._flusher_done = False
 
     def emit(self, event: Event, *, defer: bool = False) -> Event:
         """Write ``event`` (``defer``: in the same commit as the next one) and apply it."""
@@ -196,63 +213,82 @@ class Runner:
         assert self.state.bound is not None
         states = self.state.states
         live = [s for s in self.state.bound.steps if states.get(s.id) is not StepState.DROPPED]
-        self._steps = {}
-        self._position = {}
-        self._dependents: dict[str, list[str]] = {}
-        # per step, once: whether extractors read ``json``, whether arguments hold a reference
-        self._reads_json = {}
-        self._static = {}
-        for i, s in enumerate(live):
-            step_id = s.step.id
-            self._steps[step_id] = s
-            self._position[step_id] = i
-            for dep in s.after:
-                self._dependents.setdefault(dep, []).append(step_id)
-            self._reads_json[step_id] = any("json" in path for _, path in s.outputs)
-            self._static[step_id] = not _holds_reference(s.arguments)
+        run_id = self.state.run_id
+        self._steps = steps = {s.step.id: _Step(s, i, run_id) for i, s in enumerate(live)}
+        for info in steps.values():
+            for dep in info.after:
+                if dep in steps:
+                    steps[dep].dependents.append(info.id)
 
-    def _dispatch(self, candidates: Iterable[str], *, keep_one: bool) -> BoundStep | None:
+    def _dispatch(self, candidates: Iterable[str], *, keep_one: bool) -> _Step | None:
         """Queue the ready steps among ``candidates``, then start queued steps while the
         global limit and their server's limit allow. With ``keep_one``, the first step
         to start is returned instead, so that the calling worker runs it next (a chain
         then costs no task switch per step)."""
-        if self.state.failed_pending:
+        st = self.state
+        if st.failed_pending:
             return None  # wait for the steps in flight, then replan
         steps = self._steps
         dispatched = self._dispatched
-        after = {c: steps[c].after for c in candidates if c not in dispatched}
-        fresh = ready_steps(after, self.state.states)
-        if fresh:
-            position = self._position.__getitem__
-            if len(fresh) > 1:
-                fresh.sort(key=position)
-            dispatched.update(fresh)
-            self._queue = sorted([*self._queue, *fresh], key=position) if self._queue else fresh
-        elif not self._queue:
-            return None
-        kept: BoundStep | None = None
-        waiting: list[str] = []
+        states = st.states
+        fresh: list[str] = []
+        for c in candidates:  # ``ready_steps`` over the candidates not yet dispatched
+            if c in dispatched or states.get(c, _PENDING) is not _PENDING:
+                continue
+            for dep in steps[c].after:
+                if states.get(dep) is not _SUCCEEDED:
+                    break
+            else:
+                fresh.append(c)
+                dispatched.add(c)
         active = self._active
         per_server = self._per_server
         limits = self.server_limits
-        for step_id in self._queue:
-            bound = steps[step_id]
-            server = bound.server
+        queue = self._queue
+        if not queue:
+            if not fresh:
+                return None
+            if keep_one and len(fresh) == 1 and len(active) < self.max_parallel:
+                # the next step of a chain: the loop below, for one step and no queue
+                info = steps[fresh[0]]
+                server = info.server
+                limit = limits.get(server) if limits else None
+                if limit is None or per_server.get(server, 0) < limit:
+                    active.add(info.id)
+                    per_server[server] = per_server.get(server, 0) + 1
+                    return info
+        if fresh:
+            if len(fresh) > 1 or queue:
+                position = self._position
+                fresh.sort(key=position)
+                if queue:
+                    fresh = sorted([*queue, *fresh], key=position)
+            self._queue = queue = fresh
+        kept: _Step | None = None
+        waiting: list[str] = []
+        for i, step_id in enumerate(queue):
+            if len(active) >= self.max_parallel:
+                waiting += queue[i:]  # none of the rest can start: keep them, in order
+                break
+            info = steps[step_id]
+            server = info.server
             limit = limits.get(server) if limits else None
-            if len(active) >= self.max_parallel or (
-                limit is not None and per_server.get(server, 0) >= limit
-            ):
+            if limit is not None and per_server.get(server, 0) >= limit:
                 waiting.append(step_id)
                 continue
             active.add(step_id)
             per_server[server] = per_server.get(server, 0) + 1
             if keep_one and kept is None:
-                kept = bound
+                kept = info
             else:
                 assert self._tg is not None
-                self._tg.start_soon(self._worker, bound)
+                self._tg.start_soon(self._worker, info)
         self._queue = waiting
         return kept
+
+    def _position(self, step_id: str) -> int:
+        """Where ``step_id`` is in the plan (ready steps start in plan order)."""
+        return self._steps[step_id].position
 
     def _flush_soon(self) -> None:
         """Have the flusher commit what is pending once the steps now running yield."""
@@ -264,18 +300,27 @@ class Runner:
         steps that ran in it go in one transaction, and their views hear of them."""
         while True:
             await self._flush_wanted.wait()
+            if self._flusher_done:
+                return
             self._flush_wanted = anyio.Event()
             self.emitter.flush()
 
     async def _loop(self) -> None:
         self._index_plan()
+        self._flusher_done = False
         async with anyio.create_task_group() as tg:
             self._tg = tg
             tg.start_soon(self._flusher)
             try:
                 await self._dispatch_rounds()
-            finally:
+            except BaseException:
                 tg.cancel_scope.cancel()  # the flusher; every worker has ended
+                raise
+            # Every worker has ended: the flusher returns when it wakes. (Cancelled, it
+            # would keep the runner in a reference cycle through its traceback, and the
+            # run's events and plan would wait for the garbage collector.)
+            self._flusher_done = True
+            self._flush_wanted.set()
             self.emitter.flush()
 
     async def _dispatch_rounds(self) -> None:
@@ -294,13 +339,13 @@ class Runner:
                 continue
             return
 
-    async def _worker(self, first: BoundStep) -> None:
-        current: BoundStep | None = first
+    async def _worker(self, first: _Step) -> None:
+        current: _Step | None = first
         while current is not None:
             await self._attempt(current)
             self._active.discard(current.id)
             self._per_server[current.server] -= 1
-            following = self._dispatch(self._dependents.get(current.id, ()), keep_one=True)
+            following = self._dispatch(current.dependents, keep_one=True)
             if following is None:
                 self._flush_soon()
             current = following
@@ -372,41 +417,44 @@ class Runner:
 
         return resolve
 
-    async def _attempt(self, bound: BoundStep) -> None:
+    async def _attempt(self, info: _Step) -> None:
         """Run one step: StepStarted, the call (retried by its policy), then StepSucceeded
         or StepFailed (deferred: committed with the next event that is not).
 
-        The fast path builds the events directly (not through ``Emitter.new``), calls
-        the classifying invoker, and makes the retry wrapper only after a failure.
+        The fast path builds the events and the call directly (not through
+        ``Emitter.new`` and the dataclass constructors), applies them with the step
+        events' own functions, calls the classifying invoker, and makes the retry
+        wrapper (and its callback) only after a failure. What is the same in every
+        attempt of the step was read from the plan once, in ``info``.
         """
         st = self.state
-        step = bound.step
-        step_id = step.id
+        bound = info.bound
+        step_id = info.id
         emitter = self.emitter
         run_id = st.run_id
         attempt = st.attempts.get(step_id, 0) + 1
-        key = idempotency_key(run_id, step_id)
+        key = info.key
         emitter.seq += 1
         started = step_started(
             run_id,
             emitter.seq,
             emitter.stamp(),
             step_id,
-            step.action,
-            step.args,
-            bound.server,
-            bound.tool,
+            info.action,
+            info.args,
+            info.server,
+            info.tool,
             attempt,
             key,
         )
         emitter.emit(started, defer=True)
-        apply_event(st, started)
+        apply_step_started(st, started)
         # Write-ahead: the ends of the steps this call depends on are durable before it.
         # The start itself need not be (the key does not depend on it; see the docs),
         # so it waits for the flusher's group commit, unless views listen: they hear of
         # the start before the call (the trace view opens the attempt's span on it), and
         # views hear only of durable events.
-        for dep in bound.after:
+        for dep in info.after:
             if self._done_seq.get(dep, 0) > emitter.durable_seq:
                 emitter.flush()
                 break
@@ -418,15 +466,6 @@ class Runner:
         t0 = self.monotonic()
         retry: RetryInvoker | None = None
 
-        def common() -> dict[str, Any]:
-            return {
-                "step": step_id,
-                "action": step.action,
-                "args": step.args,
-                "server": bound.server,
-                "tool": bound.tool,
-            }
-
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             self.emit(
                 emitter.new(
@@ -435,62 +474,59 @@ class Runner:
                     progress=progress,
                     total=total,
                     message=message,
-                    **common(),
-                )
-            )
-
-        async def on_retry(call: ToolCall, error: ToolCallError, delay: float) -> None:
-            self.emit(
-                emitter.new(
-                    StepRetrying,
-                    attempt=call.attempt,
-                    error_class=error.error_class,
-                    message=error.message,
-                    retryable=error.retryable,
-                    delay_s=delay,
-                    **common(),
+                    **_common(bound),
                 )
             )
 
         result: ToolResult | None = None
         try:
             arguments = bound.arguments
-            if arguments and not self._static.get(step_id, False):
+            if arguments and not info.static:
                 arguments = render(arguments, self._resolve(bound))
             if not isinstance(arguments, dict):
                 raise ToolCallError(ErrorClass.PROTOCOL_ERROR, "tool arguments must be an object")
-            timeout = bound.policy.timeout
-            call = ToolCall(
-                server=bound.server,
-                tool=bound.tool,
-                arguments=arguments,
-                key=key,
-                step=step_id,
-                attempt=attempt,
-                timeout=timeout,
-                on_progress=on_progress,
-                meta=_NO_META,  # shared and read-only: no new dict per call
+            timeout = info.timeout
+            call = tool_call(
+                info.server,
+                info.tool,
+                arguments,
+                key,
+                step_id,
+                attempt,
+                timeout,
+                on_progress,
+                _NO_META,  # shared and read-only: no new dict per call
             )
-            inner = self._classified if timeout is not None else self._classified_untimed
             try:
-                result = await inner.invoke(call)
+                # ``ClassifyingInvoker.invoke``, inline (one coroutine less per step)
+                try:
+                    first = self._timed if timeout is not None else self.invoker
+                    result = classify_result(call, await first.invoke(call))
+                except asyncio.CancelledError:
+                    unasked = unasked_cancellation(call)
+                    if unasked is None:
+                        raise
+                    raise unasked from None
             except ToolCallError as error:
-                retry = RetryInvoker(inner, bound.policy, on_retry, self.sleep)
+                inner = self._classified if timeout is not None else self._classified_untimed
+                retry = RetryInvoker(inner, bound.policy, self._on_retry(bound), self.sleep)
                 result = await retry.after_failure(call, error)
-            document = result.document(parse_json=self._reads_json.get(step_id, True))
-            outputs = extract(bound.outputs, document)
+            document = result.document(parse_json=info.reads_json)
+            outputs = _pick(document, info.paths) if info.paths is not None else None
+            if outputs is None:  # a path that is not simple, or that matched nothing
+                outputs = extract(bound.outputs, document)
         except ToolCallError as error:
             failed_result = error.result if isinstance(error.result, ToolResult) else result
             self.emit(
                 emitter.new(
                     StepFailed,
                     attempt=retry.attempt if retry is not None else attempt,
-                    duration_ms=round((self.monotonic() - t0) * 1000, 3),
+                    duration_ms=_millis(self.monotonic() - t0),
                     error_class=error.error_class,
                     message=error.message,
                     retryable=error.retryable,
                     result=emitter.pack(failed_result.to_dict()) if failed_result else None,
-                    **common(),
+                    **_common(bound),
                 ),
                 defer=True,
             )
@@ -501,21 +537,132 @@ class Runner:
             emitter.seq,
             emitter.stamp(),
             step_id,
-            step.action,
-            step.args,
-            bound.server,
-            bound.tool,
+            info.action,
+            info.args,
+            info.server,
+            info.tool,
             retry.attempt if retry is not None else attempt,
-            round((self.monotonic() - t0) * 1000, 3),
+            _millis(self.monotonic() - t0),
             emitter.pack(outputs),
-            emitter.pack(result.to_dict()),
+            emitter.pack_result(result),
         )
         emitter.emit(succeeded, defer=True)
-        apply_event(st, succeeded)
+        apply_step_succeeded(st, succeeded)
         self._done_seq[step_id] = succeeded.seq
+
+    def _on_retry(
+        self, bound: BoundStep
+    ) -> Callable[[ToolCall, ToolCallError, float], Awaitable[None]]:
+        """The callback of ``bound``'s retry wrapper: a ``StepRetrying`` before each retry."""
+        emitter = self.emitter
+
+        async def on_retry(call: ToolCall, error: ToolCallError, delay: float) -> None:
+            self.emit(
+                emitter.new(
+                    StepRetrying,
+                    attempt=call.attempt,
+                    error_class=error.error_class,
+                    message=error.message,
+                    retryable=error.retryable,
+                    delay_s=delay,
+                    **_common(bound),
+                )
+            )
+
+        return on_retry
+
+
+class _Step:
+    """A live step of the plan in force, with what every attempt of it reads, read once."""
+
+    __slots__ = (
+        "action",
+        "after",
+        "args",
+        "bound",
+        "dependents",
+        "id",
+        "key",
+        "paths",
+        "position",
+        "reads_json",
+        "server",
+        "static",
+        "timeout",
+        "tool",
+    )
+
+    def __init__(self, bound: BoundStep, position: int, run_id: str) -> None:
+        step = bound.step
+        self.bound = bound
+        self.id = step.id
+        self.action = step.action
+        self.args = step.args
+        self.server = bound.server
+        self.tool = bound.tool
+        self.after = bound.after
+        self.timeout = bound.policy.timeout
+        self.key = idempotency_key(run_id, step.id)
+        self.position = position  # in the plan: ready steps start in this order
+        self.dependents: list[str] = []  # the live steps that wait for this one
+        self.reads_json = any("json" in path for _, path in bound.outputs)
+        self.paths = _simple_paths(bound.outputs)
+        self.static = not _holds_reference(bound.arguments)  # no ``${...}`` to render
 
 
 _NO_META: Mapping[str, str] = MappingProxyType({})
+_PENDING = StepState.PENDING
+_SUCCEEDED = StepState.SUCCEEDED
+
+
+def _common(bound: BoundStep) -> dict[str, Any]:
+    """The fields of ``bound``'s events that are the same in each of them."""
+    step = bound.step
+    return {
+        "step": step.id,
+        "action": step.action,
+        "args": step.args,
+        "server": bound.server,
+        "tool": bound.tool,
+    }
+
+
+Keys = tuple[str | int, ...]
+
+
+def _simple_paths(outputs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, Keys], ...] | None:
+    """Each output's keys, when every output's path is a simple one (names and indices
+    only, see ``simple_path``); else None."""
+    paths = []
+    for name, expression in outputs:
+        keys = simple_path(expression)
+        if keys is None:
+            return None
+        paths.append((name, keys))
+    return tuple(paths)
+
+
+def _pick(document: dict[str, JSONValue], paths: tuple[tuple[str, Keys], ...]) -> Any:
+    """``extract``'s answer for simple paths, or None when one matches nothing (then
+    ``extract`` gives the error). A simple path's single match is its value."""
+    values: dict[str, JSONValue] = {}
+    for name, keys in paths:
+        value: Any = document
+        for key in keys:
+            if type(key) is int:
+                if not isinstance(value, list) or key >= len(value):
+                    return None
+            elif not isinstance(value, dict) or key not in value:
+                return None
+            value = value[key]
+        values[name] = value
+    return values
+
+
+def _millis(seconds: float) -> float:
+    """``seconds`` in milliseconds, to the microsecond (``round(ms, 3)`` goes through
+    decimal digits; this rounds to a whole number of microseconds)."""
+    return round(seconds * 1_000_000) / 1000
 
 
 def _holds_reference(value: JSONValue) -> bool:

@@ -36,6 +36,8 @@ __all__ = [
     "RunState",
     "fold",
     "apply_event",
+    "apply_step_started",
+    "apply_step_succeeded",
 ]
 
 
@@ -48,6 +50,7 @@ class StepState(StrEnum):
 
 
 _PENDING = StepState.PENDING  # an enum member read through the class costs a descriptor call
+_RUNNING = StepState.RUNNING
 _SUCCEEDED = StepState.SUCCEEDED
 
 TRANSITIONS: dict[tuple[StepState, str], StepState] = {
@@ -179,3 +182,32 @@ def apply_event(run: RunState, event: Event) -> None:
             run.states[s.id] = StepState.PENDING
     elif isinstance(event, RunFinished):
         run.finished = event.state
+
+
+def apply_step_started(run: RunState, event: StepStarted) -> None:
+    """``apply_event(run, event)`` for a ``StepStarted`` (the runner's fast path: the
+    same changes, without finding the event's kind; tests check they agree)."""
+    step = event.step
+    if event.seq > run.last_seq:  # noqa: PLR1730 - max() is a call, on the hot path
+        run.last_seq = event.seq
+    current = run.states.get(step, _PENDING)
+    if current is not _PENDING and current is not _RUNNING:
+        transition(current, "StepStarted", step)  # not allowed: raises
+    run.states[step] = _RUNNING
+    if event.attempt > run.attempts.get(step, 0):
+        run.attempts[step] = event.attempt
+
+
+def apply_step_succeeded(run: RunState, event: StepSucceeded) -> None:
+    """``apply_event(run, event)`` for a ``StepSucceeded`` (as ``apply_step_started``)."""
+    step = event.step
+    if event.seq > run.last_seq:  # noqa: PLR1730 - max() is a call, on the hot path
+        run.last_seq = event.seq
+    current = run.states.get(step, _PENDING)
+    if current is not _RUNNING:
+        transition(current, "StepSucceeded", step)  # not allowed: raises
+    run.states[step] = _SUCCEEDED
+    if event.attempt > run.attempts.get(step, 0):
+        run.attempts[step] = event.attempt
+    run.outputs[step] = event.outputs
+    run.order.append(step)

@@ -25,6 +25,8 @@ __all__ = [
     "RecordingInvoker",
     "CallRecord",
     "Sleep",
+    "classify_result",
+    "unasked_cancellation",
 ]
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -71,22 +73,36 @@ class ClassifyingInvoker:
         try:
             result = await self.inner.invoke(call)
         except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is None or task.cancelling():
+            error = unasked_cancellation(call)
+            if error is None:
                 raise  # a real cancellation: the run's, a timeout's, the task group's
-            raise ToolCallError(
-                ErrorClass.PROTOCOL_ERROR,
-                f"calling {call.server}/{call.tool} raised a cancellation nobody asked for",
-            ) from None
-        if result.is_error:
-            error = ToolCallError(
-                ErrorClass.TOOL_ERROR,
-                result.text or f"{call.tool} returned an error",
-                retryable=result.retryable,
-            )
-            error.result = result
-            raise error
-        return result
+            raise error from None
+        return classify_result(call, result)
+
+
+def unasked_cancellation(call: ToolCall) -> ToolCallError | None:
+    """Called as ``call`` raised a cancellation: the ``protocol_error`` failure when
+    nobody asked for it (the current task is not being cancelled), else None."""
+    task = asyncio.current_task()
+    if task is None or task.cancelling():
+        return None
+    return ToolCallError(
+        ErrorClass.PROTOCOL_ERROR,
+        f"calling {call.server}/{call.tool} raised a cancellation nobody asked for",
+    )
+
+
+def classify_result(call: ToolCall, result: ToolResult) -> ToolResult:
+    """``result``, or the ``tool_error`` failure it stands for when its ``is_error`` is set."""
+    if result.is_error:
+        error = ToolCallError(
+            ErrorClass.TOOL_ERROR,
+            result.text or f"{call.tool} returned an error",
+            retryable=result.retryable,
+        )
+        error.result = result
+        raise error
+    return result
 
 
 class RetryInvoker:

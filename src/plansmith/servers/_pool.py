@@ -373,9 +373,9 @@ def to_tool_result(result: CallToolResult) -> ToolResult:
     else:
         text = "\n".join([c.text for c in content if isinstance(c, TextContent)])
     meta = result.meta
-    return ToolResult(
-        structured=result.structured_content,
-        text=text,
-        is_error=bool(result.is_error),
-        retryable=bool(meta.get(RETRYABLE_META_KEY)) if meta else False,
+    return ToolResult.of(
+        result.structured_content,
+        text,
+        bool(result.is_error),
+        bool(meta.get(RETRYABLE_META_KEY)) if meta else False,
     )

@@ -1,38 +1,89 @@
 """Run notes for the report, read from the engine's run log (stdlib only).
 
-The engine appends every event of a run to its log (``HOME/runs.db``, SQLite,
-table ``events(run_id, seq, type, body)`` whose ``body`` is the event's JSON
-line as in formats.md, Events) before it acts on it. So when ``write_report``
-is called, the failures, retries and replans of the run so far are in the log.
+The engine appends every event of a run to its log before it acts on it: first to the
+run's journal (``HOME/journal/RUN_ID.jsonl``, one JSON line per event whose ``body`` is
+the event's JSON line as in formats.md, Events), and in batches behind it to
+``HOME/runs.db`` (SQLite, table ``events(run_id, seq, type, body)``, the same bodies).
+The notes read both, the journal first (a writer that moves its rows into SQLite and
+removes the journal meanwhile loses none), so when ``write_report`` is called, the
+failures, retries and replans of the run so far are in them.
 The report states them, and the steps that had succeeded before each replan
 (those a replan keeps).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
 
-__all__ = ["read_run_events", "notes_from_events", "run_notes"]
+__all__ = ["read_run_events", "notes_from_events", "run_notes", "journal_file"]
 
 _TYPES = ("StepSucceeded", "StepFailed", "StepRetrying", "Replanned")
 
 
+def journal_file(log: Path, run_id: str) -> Path:
+    """The journal of ``run_id`` beside ``log``, named as the engine names it
+    (``plansmith.execution._journal.journal_name``; not imported, to stay stdlib only)."""
+    name = run_id + ".jsonl"
+    if not (re.fullmatch(r"[A-Za-z0-9_-]+", run_id) and len(run_id) <= 200):
+        raw = run_id.encode("utf-8", "surrogatepass")
+        safe = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+        escaped = "".join(chr(b) if b in safe else f"%{b:02X}" for b in raw)
+        name = escaped + ".jsonl"
+        if len(escaped) > 200:
+            name = hashlib.sha256(raw).hexdigest() + ".sha256.jsonl"
+    return log.parent / "journal" / name
+
+
+def _journal_rows(path: Path, run_id: str) -> list[tuple[int, str, dict[str, Any]]]:
+    """(seq, type, event) of the journal's whole lines, up to the first torn one."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    rows: list[tuple[int, str, dict[str, Any]]] = []
+    for line in data.split(b"\n")[:-1]:  # the last piece has no newline
+        try:
+            row = json.loads(line)
+            seq, kind, body = row["seq"], row["type"], row["body"]
+        except (ValueError, TypeError, KeyError):
+            break
+        if row.get("run_id") != run_id or type(seq) is not int or not isinstance(body, dict):
+            break
+        rows.append((seq, kind, body))
+    return rows
+
+
 def read_run_events(log: Path, run_id: str) -> list[dict[str, Any]]:
-    """The events of ``run_id`` in ``log`` that notes use, in order (read-only)."""
+    """The events of ``run_id`` in ``log`` and its journal that notes use, in order
+    (read-only)."""
+    journal = _journal_rows(journal_file(log, run_id), run_id)  # before SQLite: see above
     uri = f"{log.resolve().as_uri()}?mode=ro"
     marks = ", ".join("?" for _ in _TYPES)
     db = sqlite3.connect(uri, uri=True)
     try:
         rows = db.execute(
-            f"SELECT body FROM events WHERE run_id = ? AND type IN ({marks}) ORDER BY seq",
-            (run_id, *_TYPES),
+            f"SELECT seq, CASE WHEN type IN ({marks}) THEN body END FROM events"
+            " WHERE run_id = ? ORDER BY seq",
+            (*_TYPES, run_id),
         ).fetchall()
     finally:
         db.close()
-    return [json.loads(row[0]) for row in rows]
+    events = [json.loads(body) for _, body in rows if body is not None]
+    last = rows[-1][0] if rows else None
+    for seq, kind, body in journal:  # the rows SQLite has not got yet, without a gap
+        if last is not None and seq <= last:
+            continue
+        if last is not None and seq != last + 1:
+            break
+        last = seq
+        if kind in _TYPES:
+            events.append(body)
+    return events
 
 
 def _one_line(value: Any) -> str:

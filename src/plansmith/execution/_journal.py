@@ -1,0 +1,199 @@
+"""Run journals: the append-only write-ahead record of a SQLite run log's newest events.
+
+``SqliteRunLog.flush`` makes a step's events durable by appending them to the run's
+journal, ``DIR/journal/NAME.jsonl`` beside ``DIR/runs.db``, with one ``os.write`` on a
+file descriptor opened with ``O_APPEND``: once the call returns the bytes are in the
+kernel and survive a SIGKILL of the engine (the same durability as a SQLite commit in
+WAL mode with ``synchronous=NORMAL`` against a process crash, at a tenth of its cost).
+The rows reach SQLite later, in batches; see ``SqliteRunLog``.
+
+One line per event, a JSON object whose ``body`` is the event's JSON exactly as in the
+``events`` table::
+
+    {"run_id":"r-1","seq":7,"type":"StepSucceeded","body":{"type":"StepSucceeded",...}}
+
+A line is complete only with its newline: a reader ignores a last line without one (a
+write torn by a crash) and stops at the first line it cannot parse, so what it returns
+is always a run of whole lines from the start of the file. ``NAME`` is the run id when
+it is made of ``[A-Za-z0-9_-]``, else the run id with every other byte written as
+``%XX``, or (when that is longer than 200 bytes) its sha256 and ``.sha256``: one name
+per run id, and no two run ids share one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+from plansmith.errors import ExecutionError, Location
+
+__all__ = [
+    "JOURNAL_DIR",
+    "JournalRow",
+    "JournalWriter",
+    "journal_name",
+    "journal_path",
+    "journal_line",
+    "read_journal",
+]
+
+JOURNAL_DIR = "journal"
+_PLAIN = re.compile(r"[A-Za-z0-9_-]+")
+_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_BODY = ',"body":'
+_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+
+
+def journal_name(run_id: str) -> str:
+    """The journal's file name for ``run_id`` (see the module docstring)."""
+    if _PLAIN.fullmatch(run_id) and len(run_id) <= 200:
+        return run_id + ".jsonl"
+    raw = run_id.encode("utf-8", "surrogatepass")
+    escaped = "".join(chr(b) if b in _SAFE else f"%{b:02X}" for b in raw)
+    if len(escaped) <= 200:
+        return escaped + ".jsonl"
+    return hashlib.sha256(raw).hexdigest() + ".sha256.jsonl"
+
+
+def journal_path(db: Path, run_id: str) -> Path:
+    """Where the run log ``db`` (``DIR/runs.db``) keeps the journal of ``run_id``."""
+    return db.parent / JOURNAL_DIR / journal_name(run_id)
+
+
+def journal_line(run_json: str, seq: int, kind: str, body: str) -> str:
+    """One journal line; ``run_json`` is the run id as a JSON string."""
+    return f'{{"run_id":{run_json},"seq":{seq},"type":"{kind}","body":{body}}}\n'
+
+
+class JournalRow(NamedTuple):
+    run_id: str
+    seq: int
+    type: str
+    body: str  # the text of the events table's body
+
+
+def _row(line: bytes) -> JournalRow | None:
+    """The row of one complete line, or None when it is not one this module wrote."""
+    try:
+        text = line.decode("utf-8")
+        at = text.find(_BODY)
+        if at < 0 or not text.endswith("}"):
+            return None
+        head = json.loads(text[:at] + "}")
+        body = text[at + len(_BODY) : -1]
+        json.loads(body)  # a whole JSON value, not bytes left by a crash
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(head, dict):
+        return None
+    run_id, seq, kind = head.get("run_id"), head.get("seq"), head.get("type")
+    if not isinstance(run_id, str) or type(seq) is not int or not isinstance(kind, str):
+        return None
+    return JournalRow(run_id, seq, kind, body)
+
+
+def read_journal(path: Path) -> list[JournalRow]:
+    """The whole lines of the journal at ``path`` up to the first torn or unreadable one
+    ([] when there is no such file). Raises ``ExecutionError`` if it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        raise ExecutionError(
+            f"cannot read the run journal: {error.strerror or error}", location=Location(str(path))
+        ) from None
+    rows: list[JournalRow] = []
+    for line in data.split(b"\n")[:-1]:  # the last piece has no newline: torn or empty
+        row = _row(line)
+        if row is None:
+            break
+        rows.append(row)
+    return rows
+
+
+class JournalWriter:
+    """The journal of one run, open for appending (one ``os.write`` per ``write``)."""
+
+    __slots__ = ("fd", "last", "path", "run_json", "size")
+
+    def __init__(self, path: Path, run_id: str, *, last: int = 0) -> None:
+        self.path = path
+        self.run_json = json.dumps(run_id)
+        self.last = last  # the seq of the run's last durable event
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.fd = os.open(path, _FLAGS, 0o644)
+            self.size = os.fstat(self.fd).st_size
+        except OSError as error:
+            raise self._error("open", error) from None
+
+    def _error(self, what: str, error: OSError) -> ExecutionError:
+        return ExecutionError(
+            f"cannot {what} the run journal: {error.strerror or error}",
+            location=Location(str(self.path)),
+            hint="check the free space and permissions of the run log's directory",
+        )
+
+    def write(self, data: bytes) -> None:
+        """Append ``data`` (whole lines). A failed or short write is cut off again, so
+        that the journal never holds half a line before later ones."""
+        try:
+            written = os.write(self.fd, data)
+            while written < len(data):  # only when the disk is full or on a signal
+                more = os.write(self.fd, data[written:])
+                if more == 0:
+                    raise OSError(28, os.strerror(28))  # ENOSPC
+                written += more
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, self.size)
+            raise self._error("write", error) from None
+        self.size += written
+
+    def rotate(self) -> None:
+        """Go on in a new, empty file at ``path`` (every row so far is in SQLite): one
+        ``rename`` over the old file, so a reader opens either the whole old file or the
+        new one. Left as it is when ``path`` no longer names this file."""
+        if not self.is_at_path():
+            return
+        fresh = self.path.with_name(self.path.name + ".new")
+        try:
+            fd = os.open(fresh, _FLAGS | os.O_TRUNC, 0o644)
+            try:
+                os.rename(fresh, self.path)
+            except OSError:
+                os.close(fd)
+                raise
+        except OSError as error:
+            raise self._error("renew", error) from None
+        old, self.fd, self.size = self.fd, fd, 0
+        os.close(old)
+
+    def is_at_path(self) -> bool:
+        """True while ``path`` names this file (no other engine has imported and
+        removed it, nor made a new one there)."""
+        try:
+            here, there = os.fstat(self.fd), os.stat(self.path)
+        except OSError:
+            return False
+        return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+    def remove(self) -> None:
+        """Delete the file (if it is still this one) and close it."""
+        try:
+            if self.is_at_path():
+                self.path.unlink(missing_ok=True)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)
