@@ -18,7 +18,7 @@ import os
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
@@ -31,6 +31,7 @@ from plansmith.errors import (
     BindingError,
     ExecutionError,
     InputError,
+    Location,
     PlansmithError,
     RunLeasedError,
     ServerStartError,
@@ -74,6 +75,8 @@ from plansmith.formats import load_domain, load_problem, parse_plan_json
 from plansmith.model import (
     Atom,
     DecompositionNode,
+    Domain,
+    JSONValue,
     Literal,
     Plan,
     Predicate,
@@ -100,6 +103,8 @@ __all__ = [
     "Engine",
     "open_engine",
     "RunInputs",
+    "RunTools",
+    "ReplanFactory",
     "load_problem_files",
     "make_plan",
     "make_replanner",
@@ -209,15 +214,37 @@ def make_replanner(problem: Problem, first: Plan) -> Replanner:
     return replanner
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
+class RunTools:
+    """Tools at hand for ``Engine.run_plan``, instead of servers for it to start.
+
+    ``catalog``: what the plan is bound against; ``invoker``: what calls them (the engine
+    wraps it for tracing); ``limits``: the runner's calls in flight per server (None:
+    none); ``route``: a change to the bound plan before it is recorded (e.g. giving
+    steps the server named by one of their arguments).
+    """
+
+    catalog: ToolCatalog
+    invoker: ToolInvoker
+    limits: Mapping[str, int] | None = None
+    route: Callable[[BoundPlan], BoundPlan] | None = None
+
+
+# ``Engine.run_plan``'s ``replan``: the runner's replan hook, made once the catalog is known
+ReplanFactory = Callable[[ToolCatalog], ReplanFn | None]
+
+
+def _limits(config: ServersConfig) -> dict[str, int]:
+    return {s.name: s.max_in_flight for s in config.servers}
+
+
+@dataclass(frozen=True, slots=True)
 class _Context:
-    """What a run needs besides its log: the problem, bindings, servers and live catalog."""
+    """What a run made from files needs besides its log: the problem, bindings, servers."""
 
     problem: Problem
     bindings: Bindings
     config: ServersConfig
-    catalog: ToolCatalog | None = None
-    plan: Plan | None = None
 
     @staticmethod
     def load(inputs: RunInputs) -> _Context:
@@ -231,6 +258,21 @@ class _Context:
             return bind(new, domain, bindings, catalog, env=os.environ, available=available)
 
         return make_replan(self.problem, make_replanner(self.problem, first), rebind)
+
+
+def _file_inputs(run_id: str, inputs: Mapping[str, JSONValue]) -> RunInputs:
+    """The files ``run_id`` was made from; a run made by ``Engine.run_plan`` from a plan
+    (no domain and problem file to load) cannot be resumed."""
+    if not all(
+        isinstance(inputs.get(k), str) for k in ("domain", "problem", "servers", "bindings")
+    ):
+        raise ExecutionError(
+            f"run {run_id} was run from a plan made elsewhere, not from files: "
+            "it cannot be resumed",
+            location=Location(step=run_id),
+            hint="start a new run",
+        )
+    return RunInputs.from_dict(inputs)
 
 
 def _local_pool(config: ServersConfig, errlog: TextIO | None) -> ServerPool:
@@ -335,62 +377,135 @@ class Engine:
         subscribe: Subscriber | None = None,
         run_id: str | None = None,
     ) -> RunOutcome:
-        """Plan, bind, record, approve (or stop awaiting approval), then run."""
+        """Plan from ``inputs``' files, then ``run_plan`` (replanning with the classical or
+        HTN replanner); the inputs are stored with the run, so that it can be resumed."""
+        ctx = _Context.load(inputs)
+        plan = make_plan(ctx.problem)
+        return await self.run_plan(
+            plan,
+            ctx.problem.domain,
+            ctx.bindings,
+            ctx.config,
+            inputs=dict(inputs.to_dict()),
+            run_id=run_id,
+            approve=approve,
+            policy=policy,
+            max_parallel=max_parallel,
+            subscribe=subscribe,
+            replan=lambda catalog: ctx.replan_fn(catalog, plan),
+        )
+
+    async def run_plan(
+        self,
+        plan: Plan,
+        domain: Domain,
+        bindings: Bindings,
+        config: ServersConfig | RunTools,
+        *,
+        inputs: Mapping[str, JSONValue],
+        run_id: str | None = None,
+        approve: bool = False,
+        policy: ApprovalPolicy | None = None,
+        max_parallel: int = 8,
+        subscribe: Subscriber | None = None,
+        replan: ReplanFactory | None = None,
+    ) -> RunOutcome:
+        """Run ``plan``, made elsewhere, under the run's lease and traced like ``run``.
+
+        Records the run (``inputs`` in its ``RunCreated``), starts the servers of
+        ``config`` that the plan's bindings use (or takes the tools at hand of a
+        ``RunTools``), binds, approves by ``policy`` (default ``ApprovalPolicy()``; a plan
+        with a tier that needs a person stops ``AwaitingApproval`` unless ``approve``),
+        and runs it. ``replan(catalog)`` makes the runner's replan hook once the tools
+        are known (None, or returning None: no replanning). A server that does not
+        start or a plan that does not bind ends the run ``failed`` and raises.
+        """
         run_id = run_id or self.new_run_id()
         return await self._driven(
             run_id,
-            lambda: self._run(inputs, run_id, approve, policy, max_parallel, subscribe=subscribe),
+            lambda: self._run_plan(
+                plan,
+                domain,
+                bindings,
+                config,
+                inputs=dict(inputs),
+                run_id=run_id,
+                approve=approve,
+                policy=policy or ApprovalPolicy(),
+                max_parallel=max_parallel,
+                subscribe=subscribe,
+                replan=replan,
+            ),
         )
 
-    async def _run(
+    async def _run_plan(
         self,
-        inputs: RunInputs,
+        plan: Plan,
+        domain: Domain,
+        bindings: Bindings,
+        config: ServersConfig | RunTools,
+        *,
+        inputs: dict[str, JSONValue],
         run_id: str,
         approve: bool,
-        policy: ApprovalPolicy | None,
+        policy: ApprovalPolicy,
         max_parallel: int,
-        *,
         subscribe: Subscriber | None,
+        replan: ReplanFactory | None,
     ) -> RunOutcome:
-        ctx = _Context.load(inputs)
-        plan = ctx.plan = make_plan(ctx.problem)
-        self.log.create_run(run_id, iso_time(utc_now()), dict(inputs.to_dict()))
+        self.log.create_run(run_id, iso_time(utc_now()), inputs)
         emitter = self._emitter(run_id, 0, subscribe)
         traced = self._trace(emitter)
-        emitter.emit(RunCreated(run_id=run_id, inputs=dict(inputs.to_dict())))
-        with (self.run_dir(run_id) / "servers.log").open("a") as errlog:
-            async with self.open_pool(ctx.config, errlog) as pool:
-                used = self.servers_used(ctx.bindings, plan, ctx.config)
-                try:
-                    ctx.catalog = await pool.start(used)
-                    bound = bind(
-                        plan, ctx.problem.domain, ctx.bindings, ctx.catalog, env=os.environ
-                    )
-                except (ServerStartError, BindingError) as error:
-                    emitter.emit(RunFinished(run_id=run_id, state="failed", reason=error.message))
-                    raise
-                emitter.emit(
-                    PlanReady(
-                        run_id=run_id,
-                        plan_hash=plan.hash,
-                        plan=plan.to_dict(),
-                        bound=bound_to_dict(bound),
-                    )
+        emitter.emit(RunCreated(run_id=run_id, inputs=dict(inputs)))
+        async with AsyncExitStack() as stack:
+            try:
+                tools = await self._tools(stack, run_id, config, bindings, plan)
+                bound = bind(plan, domain, bindings, tools.catalog, env=os.environ)
+                if tools.route is not None:
+                    bound = tools.route(bound)
+            except (ServerStartError, BindingError) as error:
+                emitter.emit(RunFinished(run_id=run_id, state="failed", reason=error.message))
+                raise
+            emitter.emit(
+                PlanReady(
+                    run_id=run_id,
+                    plan_hash=plan.hash,
+                    plan=plan.to_dict(),
+                    bound=bound_to_dict(bound),
                 )
-                self._approve(emitter, bound, policy or ApprovalPolicy(), approve=approve)
-                state = fold(run_id, self.log.events(run_id))
-                runner = self._runner(
-                    state,
-                    emitter,
-                    traced(McpInvoker(pool)),
-                    ctx,
-                    max_parallel=max_parallel,
-                    policy=policy or ApprovalPolicy(),
-                )
-                try:
-                    return await runner.run()
-                finally:
-                    await self._flush_traces()
+            )
+            self._approve(emitter, bound, policy, approve=approve)
+            state = fold(run_id, self.log.events(run_id))
+            runner = self._runner(
+                state,
+                emitter,
+                traced(tools.invoker),
+                max_parallel=max_parallel,
+                limits=tools.limits,
+                replan=replan(tools.catalog) if replan is not None else None,
+                policy=policy,
+            )
+            try:
+                return await runner.run()
+            finally:
+                await self._flush_traces()
+
+    async def _tools(
+        self,
+        stack: AsyncExitStack,
+        run_id: str,
+        config: ServersConfig | RunTools,
+        bindings: Bindings,
+        plan: Plan,
+    ) -> RunTools:
+        """The run's tools: ``config`` itself, or the servers it lists that the plan uses,
+        started in a pool that ``stack`` closes (their stderr in the run's servers.log)."""
+        if isinstance(config, RunTools):
+            return config
+        errlog = stack.enter_context((self.run_dir(run_id) / "servers.log").open("a"))
+        pool = await stack.enter_async_context(self.open_pool(config, errlog))
+        catalog = await pool.start(self.servers_used(bindings, plan, config))
+        return RunTools(catalog, McpInvoker(pool), _limits(config))
 
     def _emitter(self, run_id: str, last_seq: int, subscribe: Subscriber | None) -> Emitter:
         emitter = Emitter(self.log, run_id, last_seq=last_seq)
@@ -419,17 +534,14 @@ class Engine:
         state: RunState,
         emitter: Emitter,
         invoker: ToolInvoker,
-        ctx: _Context | None,
         *,
         max_parallel: int,
+        limits: Mapping[str, int] | None = None,
         replan: ReplanFn | None = None,
         policy: ApprovalPolicy | None = None,
     ) -> Runner:
         """The runner for ``state``; a replan may use the tiers of the approved plan and
         those that ``policy`` (default: the default policy) lets run without a person."""
-        if replan is None and ctx is not None and ctx.catalog is not None and ctx.plan:
-            replan = ctx.replan_fn(ctx.catalog, ctx.plan)
-        limits = {s.name: s.max_in_flight for s in ctx.config.servers} if ctx else None
         return Runner(
             invoker,
             self.log,
@@ -475,10 +587,10 @@ class Engine:
             raise ExecutionError(
                 f"run {run_id} stopped before its plan was bound", hint="start a new run"
             )
-        ctx = _Context.load(RunInputs.from_dict(info.inputs))
+        ctx = _Context.load(_file_inputs(run_id, info.inputs))
         # HTN replanning after a resume starts from the run's first plan (replans
         # record bound steps, not a decomposition).
-        ctx.plan = parse_plan_json(json.dumps(state.plan))
+        first = parse_plan_json(json.dumps(state.plan))
         emitter = self._emitter(run_id, state.last_seq, subscribe)
         if state.approved is None or state.approved != state.plan_hash:
             self._approve(emitter, bound, ApprovalPolicy(), approve=approve)
@@ -486,9 +598,16 @@ class Engine:
         with (self.run_dir(run_id) / "servers.log").open("a") as errlog:
             async with self.open_pool(ctx.config, errlog) as pool:
                 used = tuple(n for n in ctx.config.names if n in {s.server for s in bound.steps})
-                ctx.catalog = await pool.start(used)
+                catalog = await pool.start(used)
                 invoker = self._trace(emitter, state)(McpInvoker(pool))
-                runner = self._runner(state, emitter, invoker, ctx, max_parallel=max_parallel)
+                runner = self._runner(
+                    state,
+                    emitter,
+                    invoker,
+                    max_parallel=max_parallel,
+                    limits=_limits(ctx.config),
+                    replan=ctx.replan_fn(catalog, first),
+                )
                 try:
                     return await runner.run()
                 finally:
@@ -668,7 +787,6 @@ class Engine:
             state,
             emitter,
             invoker,
-            None,
             max_parallel=8,
             replan=replay_replan(events),
             policy=ApprovalPolicy(frozenset()),

@@ -147,3 +147,48 @@ def test_a_step_written_again_with_equal_arguments_of_other_types_keeps_their_js
     for args in ((1,), (1.0,), (True,), ([1],), ([1.0],)):
         event = StepStarted(run_id="r", step="s", action="a", args=args, key="k")  # type: ignore[arg-type]
         assert event_json(event) == _plain(event)
+
+
+@given(
+    changes=st.lists(
+        st.tuples(
+            st.sampled_from(["r1", "r2"]),
+            st.sampled_from(["a", "b"]),
+            st.sampled_from([(), ("x",), (1,), (1.0,), (True,), ([1],)]),
+            st.sampled_from(["sv", "other"]),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_events_of_one_step_id_stay_right_whatever_changes_between_them(
+    changes: list[tuple[str, str, tuple[Any, ...], str, bool]],
+) -> None:
+    """One step id whose run, action, arguments and server change from event to event
+    (runs share step ids; a resumed or replanned step may differ): each event is written
+    from its own fields, never from what was kept for an earlier one."""
+    for seq, (run_id, action, args, server, started) in enumerate(changes, start=1):
+        common: dict[str, Any] = {"run_id": run_id, "seq": seq, "step": "s", "action": action}
+        common |= {"args": args, "server": server, "time": "t", "outputs": {"v": args}}
+        event: Any = (
+            StepStarted(key=f"{run_id}/s", **{k: v for k, v in common.items() if k != "outputs"})
+            if started
+            else StepSucceeded(duration_ms=0.5, **common)
+        )
+        assert event_json(event) == _plain(event)
+
+
+def test_step_events_with_fields_of_unusual_types_are_written_as_json_dumps_writes_them() -> None:
+    """The fast writers of a step's start and end take ints, strs and finite floats;
+    anything else (an int subclass, an int duration) goes the general way."""
+    common: dict[str, Any] = {"run_id": "r", "step": "s", "action": "a", "time": "t"}
+    events: list[Any] = [
+        StepStarted(seq=True, attempt=2, **common),
+        StepStarted(seq=1, attempt=False, key="k", **common),
+        StepSucceeded(seq=2, duration_ms=3, **common),
+        StepSucceeded(seq=2, attempt=True, duration_ms=-0.0, **common),
+        StepSucceeded(seq=2, duration_ms=1e300, result=[1, [2.5]], **common),
+    ]
+    for event in events:
+        assert event_json(event) == _plain(event)

@@ -40,11 +40,13 @@ from plansmith.execution import (
     RunFinished,
     Runner,
     SqliteRunLog,
+    StepStarted,
     StepSucceeded,
     ToolCall,
     ToolResult,
 )
-from plansmith.execution._journal import journal_name, journal_path, read_journal
+from plansmith.execution._event_fast import event_json
+from plansmith.execution._journal import journal_line, journal_name, journal_path, read_journal
 
 CHILD = Path(__file__).parent / "_journal_child.py"
 
@@ -425,3 +427,57 @@ def test_events_of_two_runs_in_one_flush_go_to_their_own_journals(
         log.flush()
     assert _seqs(db, "a") == [1, 2]  # none of the batch was written
     log.close()
+
+
+def test_a_steps_end_and_the_next_start_are_journaled_as_journal_line_writes_them(
+    tmp_path: Path, never_caught_up: None
+) -> None:
+    log = SqliteRunLog(tmp_path / "runs.db")
+    log.create_run("r", "", {})
+    events = [
+        PlanReady(run_id="r", seq=1, time="t", plan_hash="h"),
+        StepSucceeded(run_id="r", seq=2, time="t", step="s1", action="a", outputs={"v": 1}),
+        StepStarted(run_id="r", seq=3, time="t", step="s2", action="a", key="r/s2"),
+    ]
+    log.append(events[0])
+    log.flush()
+    log.append(events[1])
+    log.append(events[2])
+    log.flush()  # a step's end and the next step's start: the chain's flush
+    expected = "".join(journal_line('"r"', e.seq, e.type, event_json(e)) for e in events)
+    assert log.journal_path("r").read_text() == expected
+    assert _seqs(tmp_path / "runs.db", "r") == [1, 2, 3]
+    log.close()
+
+
+def test_a_run_that_ends_in_a_flush_of_two_events_is_moved_into_sqlite_at_once(
+    tmp_path: Path, never_caught_up: None
+) -> None:
+    db = tmp_path / "runs.db"
+    log = SqliteRunLog(db)
+    log.create_run("r", "", {})
+    log.append(PlanReady(run_id="r", seq=1, time="t", plan_hash="h"))
+    log.flush()
+    log.append(StepSucceeded(run_id="r", seq=2, time="t", step="s", action="a"))
+    log.append(RunFinished(run_id="r", seq=3, time="t", state="succeeded"))
+    log.flush()
+    assert not log.journal_path("r").exists()
+    assert _sqlite_seqs(db, "r") == [1, 2, 3]
+    log.close()
+
+
+def test_a_flush_of_two_events_not_in_order_fails_and_writes_neither(
+    tmp_path: Path, never_caught_up: None
+) -> None:
+    db = tmp_path / "runs.db"
+    log = SqliteRunLog(db)
+    log.create_run("r", "", {})
+    log.append(PlanReady(run_id="r", seq=1, time="t", plan_hash="h"))
+    log.flush()
+    log.append(StepSucceeded(run_id="r", seq=3, time="t", step="s", action="a"))
+    log.append(StepStarted(run_id="r", seq=3, time="t", step="t", action="a"))  # 3 again
+    with pytest.raises(ExecutionError):
+        log.flush()
+    assert [r.seq for r in read_journal(log.journal_path("r"))] == [1]
+    log.close()
+    assert _seqs(db, "r") == [1]

@@ -1,10 +1,11 @@
-"""One research run through the engine's parts: plan, bind, log, run, report.
+"""One research run through the engine: plan, then ``Engine.run_plan``: bind, log, run.
 
 :func:`run_research` writes the research problem (the question classified and
-decomposed, within the budget), plans it with the HTN planner, binds the plan
-(``search`` steps to the source servers, the rest to the desk), records the run
-in the engine's run log (``RunCreated``, ``PlanReady``, ``PlanApproved``: every
-research action is tier ``read``), and runs it with the engine's runner. The
+decomposed, within the budget), plans it with the HTN planner, and runs the plan with
+``Engine.run_plan`` on the desk's tools (``RunTools``: ``search`` steps routed to the
+source servers, the rest to the desk), under the run's lease and traced when tracing is
+on: the run log gets ``RunCreated``, ``PlanReady``, ``PlanApproved`` (by policy: every
+research action is tier ``read``) and the runner's events. The
 report (``report.md``) and the whole trace (``research.json``: subquestions,
 calls, evidence, claims, conflicts, decisions, budget used) land in the run's
 folder, ``home/runs/RUN_ID``.
@@ -12,16 +13,15 @@ folder, ``home/runs/RUN_ID``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
 
-from plansmith.binding import bind, load_bindings
+from plansmith.binding import load_bindings
 from plansmith.domains.research import DOMAIN_FILE, Budget, problem_yaml, research_problem
-from plansmith.engine import Engine, make_plan
+from plansmith.engine import Engine, RunTools, make_plan
 from plansmith.engine_service._research_cache import QueryCache
 from plansmith.engine_service._research_desk import CallSource, ResearchDesk
 from plansmith.engine_service._research_invoker import (
@@ -32,22 +32,9 @@ from plansmith.engine_service._research_invoker import (
 )
 from plansmith.engine_service._research_quota import SourceQuota
 from plansmith.errors import ApprovalRequiredError, Location
-from plansmith.execution import (
-    ApprovalPolicy,
-    Emitter,
-    Event,
-    PlanApproved,
-    PlanReady,
-    RunCreated,
-    Runner,
-    RunOutcome,
-    bound_to_dict,
-    fold,
-    iso_time,
-    tiers_needing_approval,
-    utc_now,
-)
+from plansmith.execution import ApprovalPolicy, Event, RunOutcome
 from plansmith.formats import load_domain, parse_problem
+from plansmith.model import JSONValue
 
 __all__ = ["ResearchRequest", "prepare_research", "run_research"]
 
@@ -105,16 +92,17 @@ async def run_research(
         problem_file.read_text(encoding="utf-8"), domain, file=str(problem_file)
     )
     plan = await anyio.to_thread.run_sync(make_plan, problem)
-    bound = bind(plan, domain, load_bindings(BINDINGS_FILE), desk_catalog(), env=os.environ)
-    bound = route_searches(bound, desk.sources)
-    tiers = tiers_needing_approval(bound, ApprovalPolicy())
-    if tiers:  # the shipped domain is read-only; an edited one must go through approval
+    tiers = sorted({s.tier.value for s in plan.steps if s.tier in ApprovalPolicy().needs_person})
+    # The shipped domain is read-only; an edited one is refused before anything is logged
+    # (a run of a plan made here cannot be resumed, so it must not wait for approval).
+    # ``run_plan`` checks the bound steps' tiers again (a binding may set a step's tier).
+    if tiers:
         raise ApprovalRequiredError(
             f"the research plan has {', '.join(tiers)} steps",
             location=Location(str(DOMAIN_FILE)),
             hint="research actions must be tier read; plan and approve it with make_plan",
         )
-    inputs: dict[str, object] = {
+    inputs: dict[str, JSONValue] = {
         "kind": "research",
         "question": desk.problem.question.text,
         "sources": [name for _, name in desk.problem.sources],
@@ -123,25 +111,19 @@ async def run_research(
         "bindings": str(BINDINGS_FILE),
         "servers": str(Path(run_dir) / "servers.json"),
     }
-    engine.log.create_run(run_id, iso_time(utc_now()), dict(inputs))  # type: ignore[arg-type]
-    emitter = Emitter(engine.log, run_id)
-    if subscribe is not None:
-        emitter.subscribe(subscribe)
-    emitter.emit(emitter.new(RunCreated, inputs=dict(inputs)))
-    emitter.emit(
-        emitter.new(PlanReady, plan_hash=plan.hash, plan=plan.to_dict(), bound=bound_to_dict(bound))
-    )
-    emitter.emit(emitter.new(PlanApproved, plan_hash=plan.hash, by="policy"))
-    state = fold(run_id, engine.log.events(run_id))
-    limits = {name: q.max_in_flight for name, q in desk.quota.items()}
-    runner = Runner(
+    tools = RunTools(
+        desk_catalog(),
         DeskInvoker(desk),
-        engine.log,
-        state,
-        max_parallel=max_parallel,
-        server_limits=limits,
-        env=os.environ,
-        run_dir=str(run_dir),
-        emitter=emitter,
+        limits={name: q.max_in_flight for name, q in desk.quota.items()},
+        route=lambda bound: route_searches(bound, desk.sources),
     )
-    return await runner.run()
+    return await engine.run_plan(
+        plan,
+        domain,
+        load_bindings(BINDINGS_FILE),
+        tools,
+        inputs=inputs,
+        run_id=run_id,
+        max_parallel=max_parallel,
+        subscribe=subscribe,
+    )

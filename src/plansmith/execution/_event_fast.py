@@ -3,7 +3,10 @@
 ``step_started`` and ``step_succeeded`` make the two events of every step, and
 ``tool_call`` its call, without the frozen dataclass ``__init__`` (which parses keywords
 and calls ``object.__setattr__`` per field); ``event_json`` writes the text of
-``json.dumps(event.to_dict(), separators=(",", ":"))`` without building the dict.
+``json.dumps(event.to_dict(), separators=(",", ":"))`` without building the dict: the
+part of a step's events that is the same in each is written once per step, and a
+step's start and success (one of each per step) have writers of their own that format
+their scalars inline.
 """
 
 from __future__ import annotations
@@ -216,9 +219,7 @@ def _writer(cls: type[Event]) -> _Writer:
 
 
 _STEP_HEAD = ("run_id", "seq", "time", "step", "action", "args", "server", "tool", "attempt")
-#: (run_id, step, action, server, tool) -> (args, the JSON of run_id, that of step..tool)
-_FRAGMENTS: dict[tuple[str, ...], tuple[tuple[Any, ...], str, str]] = {}
-_FRAGMENTS_MAX = 4096
+_STEPS_MAX = 64  # step ids kept in ``_STEPS`` (the steps in flight, in practice)
 
 
 _SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
@@ -247,20 +248,9 @@ def _step_writer(cls: type[Event]) -> _Writer:
 
     def write(event: Event) -> str:
         e: Any = event
-        ident = (e.run_id, e.step, e.action, e.server, e.tool)
-        fragment = _FRAGMENTS.get(ident)
-        if fragment is None or not _same_args(fragment[0], e.args):
-            if len(_FRAGMENTS) >= _FRAGMENTS_MAX:
-                _FRAGMENTS.clear()
-            fragment = _FRAGMENTS[ident] = (
-                e.args,
-                _value_json(e.run_id),
-                f',"step":{_value_json(e.step)},"action":{_value_json(e.action)}'
-                f',"args":{_value_json(e.args)},"server":{_value_json(e.server)}'
-                f',"tool":{_value_json(e.tool)}',
-            )
-        parts = [head, fragment[1], ',"seq":', _value_json(e.seq)]
-        parts += (',"time":', _value_json(e.time), fragment[2])
+        part = _step_part(e)
+        parts = [head, part[5], ',"seq":', _value_json(e.seq)]
+        parts += (',"time":', _value_json(e.time), part[6])
         for key, value in zip(keys, rest(event)[:-1], strict=True):
             parts.append(key)
             parts.append(_value_json(value))
@@ -270,6 +260,98 @@ def _step_writer(cls: type[Event]) -> _Writer:
     return write
 
 
+#: step id -> (run_id, action, args, server, tool, the JSON of run_id, that of ``,"step":``
+#: to the tool): what of a step event's JSON is the same in every event of the step
+_STEPS: dict[str, tuple[Any, ...]] = {}
+#: the part made last: the next one of the same run takes its run's JSON from it
+_LAST: list[tuple[Any, ...]] = [(object(),) + (None,) * 6]
+
+
+def _step_part(e: Any) -> tuple[Any, ...]:
+    """The kept part of step event ``e``'s JSON (see ``_STEPS``), made again when one of
+    the fields it was written from differs (compared by identity first: the runner
+    passes the same objects in every event of a step)."""
+    part = _STEPS.get(e.step)
+    if part is not None and (
+        part[0] is e.run_id
+        and part[1] is e.action
+        and part[2] is e.args
+        and part[3] is e.server
+        and part[4] is e.tool
+    ):
+        return part
+    if (
+        part is not None
+        and part[0] == e.run_id
+        and part[1] == e.action
+        and part[3] == e.server
+        and part[4] == e.tool
+        and type(e.args) is tuple
+        and _same_args(part[2], e.args)
+    ):
+        return part
+    if len(_STEPS) >= _STEPS_MAX:
+        _STEPS.clear()
+    run_id, step, action, args, server, tool = e.run_id, e.step, e.action, e.args, e.server, e.tool
+    last = _LAST[0]
+    run_json = last[5] if last[0] is run_id else _value_json(run_id)
+    if type(args) is tuple and len(args) == 1 and type(args[0]) is str:
+        args_json = f"[{_ESCAPE(args[0])}]"
+    else:
+        args_json = _value_json(args)
+    if type(step) is str and type(action) is str and type(server) is str and type(tool) is str:
+        text = (
+            f',"step":{_ESCAPE(step)},"action":{_ESCAPE(action)},"args":{args_json}'
+            f',"server":{_ESCAPE(server)},"tool":{_ESCAPE(tool)}'
+        )
+    else:
+        text = (
+            f',"step":{_value_json(step)},"action":{_value_json(action)},"args":{args_json}'
+            f',"server":{_value_json(server)},"tool":{_value_json(tool)}'
+        )
+    part = _STEPS[step] = _LAST[0] = (run_id, action, args, server, tool, run_json, text)
+    return part
+
+
+_STARTED_HEAD = '{"type":"StepStarted","run_id":'
+_SUCCEEDED_HEAD = '{"type":"StepSucceeded","run_id":'
+
+
+def _started_json(e: Any) -> str:
+    """``StepStarted``'s JSON (the runner writes one per step): its scalars inline."""
+    seq, time, attempt, key = e.seq, e.time, e.attempt, e.key
+    if type(seq) is not int or type(time) is not str or type(attempt) is not int:
+        return _WRITERS_SLOW[StepStarted](e)
+    if type(key) is not str or type(e.step) is not str:
+        return _WRITERS_SLOW[StepStarted](e)
+    part = _step_part(e)
+    return (
+        f'{_STARTED_HEAD}{part[5]},"seq":{seq},"time":{_ESCAPE(time)}{part[6]}'
+        f',"attempt":{attempt},"key":{_ESCAPE(key)}}}'
+    )
+
+
+def _succeeded_json(e: Any) -> str:
+    """``StepSucceeded``'s JSON (the runner writes one per step): its scalars inline,
+    its outputs and result through the C encoder in one call, as one dict."""
+    seq, time, attempt, duration = e.seq, e.time, e.attempt, e.duration_ms
+    if _C_ENCODE is None or type(seq) is not int or type(time) is not str:
+        return _WRITERS_SLOW[StepSucceeded](e)
+    if type(attempt) is not int or type(duration) is not float or type(e.step) is not str:
+        return _WRITERS_SLOW[StepSucceeded](e)
+    if duration - duration != 0.0:  # inf or nan: written as json.dumps writes them
+        return _WRITERS_SLOW[StepSucceeded](e)
+    part = _step_part(e)
+    rest = "".join(_C_ENCODE({"outputs": e.outputs, "result": e.result}, 0))
+    return (  # ``rest`` is '{"outputs":...}': its brace is left out
+        f'{_SUCCEEDED_HEAD}{part[5]},"seq":{seq},"time":{_ESCAPE(time)}{part[6]}'
+        f',"attempt":{attempt},"duration_ms":{_FLOAT(duration)},{rest[1:]}'
+    )
+
+
+_WRITERS_SLOW: dict[type[Event], _Writer] = {}
+
+
 def event_json(event: Event) -> str:
     """The compact JSON of ``event.to_dict()``, the same text as ``json.dumps`` writes
     with ``separators=(",", ":")``, without building the dict (the log's encoder)."""
@@ -277,5 +359,13 @@ def event_json(event: Event) -> str:
     if writer is None:
         cls = type(event)
         is_step = isinstance(event, StepEvent) and _field_names(cls)[:9] == _STEP_HEAD
-        writer = _WRITERS[cls] = _step_writer(cls) if is_step else _writer(cls)
+        writer = _WRITERS_SLOW[cls] = _step_writer(cls) if is_step else _writer(cls)
+        if cls is StepStarted and _field_names(cls) == (*_STEP_HEAD, "key"):
+            writer = _started_json
+        elif cls is StepSucceeded and _field_names(cls) == (
+            *_STEP_HEAD,
+            *("duration_ms", "outputs", "result"),
+        ):
+            writer = _succeeded_json
+        _WRITERS[cls] = writer
     return writer(event)

@@ -121,11 +121,12 @@ def read_journal(path: Path) -> list[JournalRow]:
 class JournalWriter:
     """The journal of one run, open for appending (one ``os.write`` per ``write``)."""
 
-    __slots__ = ("fd", "last", "path", "run_json", "size")
+    __slots__ = ("fd", "head", "last", "path", "run_json", "size")
 
     def __init__(self, path: Path, run_id: str, *, last: int = 0) -> None:
         self.path = path
         self.run_json = json.dumps(run_id)
+        self.head = f'{{"run_id":{self.run_json},"seq":'  # how each of its lines begins
         self.last = last  # the seq of the run's last durable event
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

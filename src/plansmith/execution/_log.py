@@ -16,10 +16,9 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from plansmith.errors import ExecutionError, Location, RunNotFoundError
 from plansmith.execution._event_fast import event_json
@@ -135,7 +134,7 @@ class BlobStore:
 
 
 _ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # made once, not per event
-_INSERT_MAX = 200  # rows per statement (SQLite allows 32766 parameters)
+_INSERT_MAX = 256  # rows per statement (SQLite allows 32766 parameters)
 CATCH_UP_ROWS = 256  # journaled rows that make ``flush`` insert them into SQLite ...
 CATCH_UP_SECONDS = 0.05  # ... or the time since the last catch-up that does
 ROTATE_BYTES = 256 * 1024  # a catch-up starts a new journal file past this size
@@ -148,6 +147,9 @@ def _insert_sql(rows: int, verb: str = "INSERT") -> str:
 
 
 Row = tuple[str, int, str, str]  # run_id, seq, type, body
+#: rows laid end to end, four values a row (run_id, seq, type, body): no tuple a row is
+#: kept, and the list is the parameters of the INSERT as it is
+Flat = list[Any]
 
 
 class SqliteRunLog(SqliteLeases):
@@ -186,10 +188,11 @@ class SqliteRunLog(SqliteLeases):
                 f"cannot open the run log: {error}", location=Location(str(self.path))
             ) from None
         self.blobs = BlobStore(self.path.parent / "blobs")
-        self._rows: list[Row] = []  # appended, not yet durable
-        self._behind: list[Row] = []  # durable in a journal, not yet in SQLite
+        self._rows: Flat = []  # appended, not yet durable
+        self._behind: Flat = []  # durable in a journal, not yet in SQLite
+        self._ended: set[str] = set()  # runs whose RunFinished is in ``_behind``
         self._journals: dict[str, JournalWriter] = {}  # the runs this log writes
-        self._caught_up = time.monotonic()
+        self._catch_up_at = time.monotonic() + CATCH_UP_SECONDS
 
     def create_run(self, run_id: str, created: str, inputs: dict[str, JSONValue]) -> None:
         self._db.execute(
@@ -197,8 +200,8 @@ class SqliteRunLog(SqliteLeases):
         )
 
     def append(self, event: Event) -> None:
-        body = event_json(event)  # the text of _ENCODE(event.to_dict()), written faster
-        self._rows.append((event.run_id, event.seq, event.type, body))
+        # the body is the text of _ENCODE(event.to_dict()), written faster
+        self._rows += (event.run_id, event.seq, event.type, event_json(event))
 
     def journal_path(self, run_id: str) -> Path:
         """Where this log keeps the journal of ``run_id``."""
@@ -211,57 +214,53 @@ class SqliteRunLog(SqliteLeases):
         time passed, or a run ended (checked here: nothing runs in the background).
         An event whose seq is not after its run's last one fails the whole batch.
         """
-        if not self._rows:
+        rows = self._rows
+        if not rows:
             return
-        rows, self._rows = self._rows, []
-        run_id = rows[0][0]
+        self._rows = []
+        run_id = rows[0]
         journal = self._journals.get(run_id) or self._open_journal(run_id)
-        run_json, last = journal.run_json, journal.last
-        ended = False
-        lines = []
-        for row in rows:
-            if row[0] != run_id:  # events of several runs: one write to each journal
-                ended = self._write_runs(rows)
-                break
-            if row[1] <= last:
-                raise self._not_after(row, last)
-            last = row[1]
-            lines.append(  # journal_line, written out here: this loop is the hot path
-                f'{{"run_id":{run_json},"seq":{last},"type":"{row[2]}","body":{row[3]}}}\n'
+        if (  # a step's end and the next one's start, which a chain flushes once a step
+            len(rows) == 8
+            and rows[4] == run_id
+            and journal.last < rows[1] < rows[5]
+            and rows[2] != _END
+            and rows[6] != _END
+        ):
+            head = journal.head  # journal_line, written out here: this is the hot path
+            journal.write(
+                f'{head}{rows[1]},"type":"{rows[2]}","body":{rows[3]}}}\n'
+                f'{head}{rows[5]},"type":"{rows[6]}","body":{rows[7]}}}\n'.encode()
             )
-            if row[2] == _END:
-                ended = True
+            journal.last = rows[5]
         else:
-            journal.write("".join(lines).encode())
-            journal.last = last
+            self._write_runs(rows)
         behind = self._behind
         behind += rows
-        if (
-            ended
-            or len(behind) >= CATCH_UP_ROWS
-            or (time.monotonic() - self._caught_up >= CATCH_UP_SECONDS)
-        ):
+        if len(behind) >= 4 * CATCH_UP_ROWS or self._ended or time.monotonic() >= self._catch_up_at:
             self.catch_up()
 
-    def _write_runs(self, rows: list[Row]) -> bool:
-        """Append ``rows`` to their runs' journals (all checked before any is written);
-        True if a run ended among them."""
+    def _write_runs(self, rows: Flat) -> None:
+        """Append ``rows`` to their runs' journals, one write to each (all checked
+        before any is written)."""
         lines: dict[str, list[str]] = {}
         lasts: dict[str, int] = {}
-        ended = False
-        for run_id, seq, kind, body in rows:
+        ended = []
+        values = iter(rows)
+        for run_id, seq, kind, body in zip(values, values, values, values, strict=True):
             journal = self._journals.get(run_id) or self._open_journal(run_id)
             last = lasts.get(run_id, journal.last)
             if seq <= last:
                 raise self._not_after((run_id, seq, kind, body), last)
             lasts[run_id] = seq
             lines.setdefault(run_id, []).append(journal_line(journal.run_json, seq, kind, body))
-            ended = ended or kind == _END
+            if kind == _END:
+                ended.append(run_id)
         for run_id, text in lines.items():
             journal = self._journals[run_id]
             journal.write("".join(text).encode())
             journal.last = lasts[run_id]
-        return ended
+        self._ended.update(ended)
 
     def _not_after(self, row: Row, last: int) -> ExecutionError:
         return ExecutionError(
@@ -283,32 +282,34 @@ class SqliteRunLog(SqliteLeases):
     def catch_up(self) -> None:
         """Insert every journaled row into SQLite (one transaction), then remove the
         journals of the runs that ended."""
-        rows = self._behind
-        if not rows:
-            self._caught_up = time.monotonic()
+        self._catch_up_at = time.monotonic() + CATCH_UP_SECONDS
+        values = self._behind
+        if not values:
             return
-        self._insert(rows, "INSERT")  # not OR IGNORE: two engines on one run must fail
+        self._insert(values, "INSERT")  # not OR IGNORE: two engines on one run must fail
         self._behind = []
-        self._caught_up = time.monotonic()
-        for row in rows:
-            if row[2] == _END and row[0] in self._journals:
-                self._journals.pop(row[0]).remove()
+        if self._ended:
+            ended, self._ended = self._ended, set()
+            for run_id in ended:
+                journal = self._journals.pop(run_id, None)
+                if journal is not None:
+                    journal.remove()
         for journal in self._journals.values():
             if journal.size > ROTATE_BYTES:  # all in SQLite: keep what readers parse short
                 journal.rotate()
 
-    def _insert(self, rows: Sequence[Row], verb: str) -> None:
+    def _insert(self, values: Flat, verb: str) -> None:
+        """Insert the rows of ``values`` (four values a row) in one transaction."""
+        most = 4 * _INSERT_MAX
         try:
-            if len(rows) <= _INSERT_MAX:
-                self._db.execute(_insert_sql(len(rows), verb), [v for row in rows for v in row])
+            if len(values) <= most:
+                self._db.execute(_insert_sql(len(values) // 4, verb), values)
             else:
                 with self._db:  # one transaction for many statements
                     self._db.execute("BEGIN")
-                    for at in range(0, len(rows), _INSERT_MAX):
-                        part = rows[at : at + _INSERT_MAX]
-                        self._db.execute(
-                            _insert_sql(len(part), verb), [v for row in part for v in row]
-                        )
+                    for at in range(0, len(values), most):
+                        part = values[at : at + most]
+                        self._db.execute(_insert_sql(len(part) // 4, verb), part)
         except sqlite3.Error as error:
             raise ExecutionError(
                 f"cannot write the run log: {error}", location=Location(str(self.path))
@@ -325,7 +326,7 @@ class SqliteRunLog(SqliteLeases):
         rows = [r for r in read_journal(path) if r.run_id == run_id]
         before = self._db.total_changes
         if rows:
-            self._insert(rows, "INSERT OR IGNORE")
+            self._insert([v for row in rows for v in row], "INSERT OR IGNORE")
         try:
             path.unlink(missing_ok=True)
         except OSError as error:

@@ -1,25 +1,21 @@
-"""Run lab plans on the simulator: ``run_pcr`` through ``Engine.run``, ``run_plan`` for a
-plan the engine cannot load from files (GTPyhop's ``bio_opentrons``).
+"""Run lab plans on the simulator: ``run_pcr`` through ``Engine.run``, ``run_plan`` through
+``Engine.run_plan`` for a plan the engine cannot load from files (GTPyhop's
+``bio_opentrons``).
 
-Both start the three role servers on a fresh robot, feed every event to a
-``RunStats`` (and to ``subscribe``), and read the simulator's command count
-with ``get_run_log`` through an observer client before the robot goes away.
-Runs are stored in ``home/runs.db``, where ``plansmith serve`` shows them.
-
-``run_plan`` composes the engine's own parts (``bind``, ``ServerPool``,
-``Runner``, the SQLite run log) as ``Engine.run`` does, because ``Engine.run``
-plans from a domain file and a problem file; an ``Engine.run_plan(plan,
-domain, bindings, servers)`` would make it unnecessary.
+Both start the role servers the plan uses on a fresh robot, under the run's lease and
+traced when tracing is on, feed every event to a ``RunStats`` (and to ``subscribe``),
+and read the simulator's command count with ``get_run_log`` through an observer client
+before the robot goes away. Runs are stored in ``home/runs.db``, where ``plansmith
+serve`` shows them.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from plansmith.binding import Bindings, bind, load_bindings
+from plansmith.binding import Bindings, ToolCatalog, load_bindings
 from plansmith.domains.lab import PCR_BINDINGS, PCR_DOMAIN
 from plansmith.domains.lab.sim._bio import (
     BIO_BINDINGS,
@@ -32,22 +28,9 @@ from plansmith.domains.lab.sim._labservers import observe, simulator_command_cou
 from plansmith.domains.lab.sim._stats import RunStats
 from plansmith.domains.lab.sim._tips import tip_replanner
 from plansmith.engine import Engine, RunInputs
-from plansmith.errors import BindingError, ServerStartError
-from plansmith.execution import (
-    Emitter,
-    Event,
-    PlanApproved,
-    PlanReady,
-    RunCreated,
-    RunFinished,
-    Runner,
-    bound_to_dict,
-    fold,
-    iso_time,
-    utc_now,
-)
+from plansmith.execution import Event, PlanReady, ReplanFn
 from plansmith.model import Domain, JSONValue, Plan
-from plansmith.servers import McpInvoker, ServerPool, ServersConfig, load_servers
+from plansmith.servers import load_servers
 
 __all__ = ["LabRun", "run_plan", "run_bio", "run_pcr"]
 
@@ -85,7 +68,8 @@ async def run_plan(
     replace_racks: Collection[str] = (),
     max_parallel: int = 1,
 ) -> LabRun:
-    """Bind ``plan`` to the role servers of a fresh robot, record it, and run it.
+    """Bind ``plan`` to the role servers of a fresh robot, record it, and run it
+    (``Engine.run_plan``, approved by the person who asked for the run).
 
     ``replace_racks``: tip racks that a replan may replace when a pick-up runs out
     of tips (none: no replanning).
@@ -100,83 +84,39 @@ async def run_plan(
         "plan": f"{plan.domain}/{plan.problem}",
         "bindings": str(bindings.source),
     }
-    try:
-        engine.log.create_run(run_id, iso_time(utc_now()), inputs)
-        emitter = Emitter(engine.log, run_id)
-        emitter.subscribe(_fanout(stats, subscribe))
-        emitter.emit(RunCreated(run_id=run_id, inputs=inputs))
-        await _run_on_robot(
+
+    def replanner(catalog: ToolCatalog) -> ReplanFn | None:
+        if not replace_racks:
+            return None
+        return tip_replanner(
             plan,
             domain,
             bindings,
-            engine=engine,
-            emitter=emitter,
-            done=done,
-            config=config,
-            replace_racks=replace_racks,
-            max_parallel=max_parallel,
+            catalog,
+            log=engine.log,
+            run_id=run_id,
+            tip_racks=set(replace_racks),
+            on_replan=done.replan_notes.append,
         )
+
+    try:
+        async with observe(run_dir / "robot") as observer:
+            await engine.run_plan(
+                plan,
+                domain,
+                bindings,
+                config,
+                inputs=inputs,
+                run_id=run_id,
+                approve=True,
+                max_parallel=max_parallel,
+                subscribe=_fanout(stats, subscribe),
+                replan=replanner,
+            )
+            stats.commands = await simulator_command_count(observer)
     finally:
         engine.close()
     return done
-
-
-async def _run_on_robot(
-    plan: Plan,
-    domain: Domain,
-    bindings: Bindings,
-    *,
-    engine: Engine,
-    emitter: Emitter,
-    done: LabRun,
-    config: ServersConfig,
-    replace_racks: Collection[str],
-    max_parallel: int,
-) -> None:
-    run_id, stats = done.run_id, done.stats
-    run_dir = engine.run_dir(run_id)
-    try:
-        async with observe(run_dir / "robot") as observer:
-            with (run_dir / "servers.log").open("a") as errlog:
-                async with ServerPool(config, errlog=errlog) as pool:
-                    catalog = await pool.start()
-                    bound = bind(plan, domain, bindings, catalog, env=os.environ)
-                    emitter.emit(
-                        PlanReady(
-                            run_id=run_id,
-                            plan_hash=plan.hash,
-                            plan=plan.to_dict(),
-                            bound=bound_to_dict(bound),
-                        )
-                    )
-                    emitter.emit(PlanApproved(run_id=run_id, plan_hash=plan.hash, by="person"))
-                    replan = None
-                    if replace_racks:
-                        replan = tip_replanner(
-                            plan,
-                            domain,
-                            bindings,
-                            catalog,
-                            log=engine.log,
-                            run_id=run_id,
-                            tip_racks=set(replace_racks),
-                            on_replan=done.replan_notes.append,
-                        )
-                    runner = Runner(
-                        McpInvoker(pool),
-                        engine.log,
-                        fold(run_id, engine.log.events(run_id)),
-                        max_parallel=max_parallel,
-                        replan=replan,
-                        env=os.environ,
-                        run_dir=str(run_dir),
-                        emitter=emitter,
-                    )
-                    await runner.run()
-            stats.commands = await simulator_command_count(observer)
-    except (ServerStartError, BindingError) as error:  # before the first step
-        emitter.emit(RunFinished(run_id=run_id, state="failed", reason=error.message))
-        raise
 
 
 async def run_bio(
