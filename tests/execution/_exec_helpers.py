@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from plansmith.binding import Bindings, ToolCatalog, ToolSpec, bind, parse_bindings
 from plansmith.binding._model import BoundPlan
-from plansmith.execution import MemoryRunLog, PlanReady, RunLog, bound_to_dict, fold
+from plansmith.execution import (
+    MemoryRunLog,
+    PlanReady,
+    RunLog,
+    ToolCall,
+    ToolResult,
+    bound_to_dict,
+    fold,
+)
 from plansmith.execution._emit import Emitter
 from plansmith.execution._states import RunState
 from plansmith.model import (
@@ -20,6 +28,13 @@ from plansmith.model import (
 )
 
 ITEM = (TypedName("x", "item"),)
+
+
+async def work_ok(call: ToolCall) -> ToolResult:
+    """A tool that answers every call: ``work`` says it is done, others echo ``x``."""
+    if call.tool == "work":
+        return ToolResult({"done": f"{call.arguments['name']}!", "key": call.key}, "")
+    return ToolResult({"value": call.arguments.get("x")}, "")
 
 
 def domain() -> Domain:

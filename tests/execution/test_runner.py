@@ -27,11 +27,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def work_ok(call: ToolCall) -> ToolResult:
-    if call.tool == "work":
-        name = call.arguments["name"]
-        return ToolResult({"done": f"{name}!", "key": call.key}, "")
-    return ToolResult({"value": call.arguments.get("x")}, "")
+work_ok = h.work_ok
 
 
 async def test_chain_runs_in_order_and_passes_outputs() -> None:
