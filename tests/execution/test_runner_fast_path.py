@@ -53,6 +53,21 @@ def anyio_backend() -> str:
 work_ok = h.work_ok
 
 
+class InFlight:
+    """A ``work_ok`` tool that counts the calls in flight at once (``peak``)."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.peak = 0
+
+    async def __call__(self, call: ToolCall) -> ToolResult:
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        await anyio.lowlevel.checkpoint()
+        self.in_flight -= 1
+        return await work_ok(call)
+
+
 def types_of(log: RunLog, step: str) -> list[str]:
     return [e.type for e in log.events("run-1") if getattr(e, "step", None) == step]
 
@@ -68,17 +83,7 @@ async def test_a_chain_then_a_fan_out_then_a_join_runs_each_step_once_in_order()
         *(Step(f"f{k}", "work", (f"i{k}",), after=("s2",)) for k in range(3, 7)),
         Step("j", "work", ("i7",), after=("f3", "f4", "f5", "f6")),
     ]
-    in_flight = 0
-    peak = 0
-
-    async def count(call: ToolCall) -> ToolResult:
-        nonlocal in_flight, peak
-        in_flight += 1
-        peak = max(peak, in_flight)
-        await anyio.lowlevel.checkpoint()
-        in_flight -= 1
-        return await work_ok(call)
-
+    count = InFlight()
     fake = FakeInvoker(count)
     log, state = h.start_run(h.bound(h.plan(steps), catalog=h.CATALOG), run_id="run-1")
     with anyio.fail_after(10):
@@ -88,7 +93,7 @@ async def test_a_chain_then_a_fan_out_then_a_join_runs_each_step_once_in_order()
     assert sorted(called) == sorted(s.id for s in steps)  # each step once
     assert called[:3] == ["s0", "s1", "s2"]
     assert called[-1] == "j"
-    assert peak == 2  # the fan-out used both slots, never more
+    assert count.peak == 2  # the fan-out used both slots, never more
     events = log.events("run-1")
     ends = {e.step: e.seq for e in events if isinstance(e, StepSucceeded)}
     starts = {e.step: e.seq for e in events if isinstance(e, StepStarted)}
@@ -157,23 +162,13 @@ async def test_a_chain_step_whose_server_is_at_its_limit_waits_in_the_queue() ->
 
 
 async def test_a_long_queue_starts_in_plan_order_under_the_global_limit() -> None:
-    in_flight = 0
-    peak = 0
-
-    async def count(call: ToolCall) -> ToolResult:
-        nonlocal in_flight, peak
-        in_flight += 1
-        peak = max(peak, in_flight)
-        await anyio.lowlevel.checkpoint()
-        in_flight -= 1
-        return await work_ok(call)
-
+    count = InFlight()
     fake = FakeInvoker(count)
     log, state = h.start_run(h.bound(h.wide(20)))
     with anyio.fail_after(10):
         outcome = await Runner(fake, log, state, max_parallel=3).run()
     assert outcome.state == "succeeded"
-    assert peak == 3
+    assert count.peak == 3
     assert [c.step for c in fake.calls] == [f"s{k}" for k in range(20)]
 
 
