@@ -15,6 +15,10 @@ Scenarios (each the same tool calls, ``echo(x=7)`` of the shared raw benchmark's
                 start is committed before its call) and with none (starts are
                 group-committed, so a kill can lose a start that was called)
 
+  --long        a 20 000-step chain over a fake invoker (one event-loop turn a call), the
+                heap frozen for the collector during the run (the runner's default) against
+                not frozen, interleaved: what full collections cost a long run
+
   --parts       each part of a step's CPU alone: the SDK call and pool.call in memory,
                 the runner over a fake invoker (memory and SQLite log), event JSON,
                 an event's construction, and a SQLite commit of a step's two events
@@ -416,6 +420,48 @@ async def parts(n: int = 2000, reps: int = 5) -> None:
         print(f"  {name}: {statistics.median(values):.1f}")
 
 
+async def long_chain(n: int = 20_000, reps: int = 3) -> None:
+    """A long chain with the heap frozen during the run (the default) and not: CPU a step."""
+    import contextlib
+
+    import plansmith.execution._runner as runner_module
+    from plansmith.execution import ToolCall, ToolResult
+
+    answer = ToolResult({"result": 7}, "7")
+
+    class AtOnce:  # a fake invoker: one event-loop turn, then the same answer
+        async def invoke(self, call: ToolCall) -> ToolResult:
+            await anyio.lowlevel.checkpoint()
+            return answer
+
+    async with ServerPool(ServersConfig((InProcessServer("s0", echo_server()),))) as pool:
+        catalog = await pool.start()
+    bound = bound_for(make_plan(n, chain=True), catalog)
+    frozen = runner_module.frozen_heap
+    rows: dict[str, list[float]] = {"frozen": [], "not frozen": []}
+    for rep in range(reps):
+        for name, times in rows.items():
+            runner_module.frozen_heap = frozen if name == "frozen" else contextlib.nullcontext
+            log = MemoryRunLog()
+            run_id = f"long-{rep}-{name}"
+            log.create_run(run_id, "", {})
+            Emitter(log, run_id).emit(
+                PlanReady(run_id=run_id, plan_hash=bound.plan_hash, bound=bound_to_dict(bound))
+            )
+            runner = Runner(AtOnce(), log, fold(run_id, log.events(run_id)))
+            t0 = time.process_time()
+            outcome = await runner.run()
+            times.append((time.process_time() - t0) / n * 1e6)
+            assert outcome.state == "succeeded", outcome.reason
+            del log, runner, outcome
+    runner_module.frozen_heap = frozen
+    on, off = statistics.median(rows["frozen"]), statistics.median(rows["not frozen"])
+    print(
+        f"{n}-step chain, fake invoker, CPU a step (median of {reps}): heap frozen during"
+        f" the run {on:.1f} us, not frozen {off:.1f} us (not frozen / frozen {off / on:.2f})"
+    )
+
+
 COUNTER = ROOT / "tests" / "servers" / "_servers" / "counter_server.py"
 DOCS_DOMAIN = """\
 domain: docs
@@ -592,11 +638,14 @@ if __name__ == "__main__":
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--resume", action="store_true", help="only the kill-and-resume run")
     parser.add_argument("--parts", action="store_true", help="only the per-step parts, alone")
+    parser.add_argument("--long", action="store_true", help="only the long chain, GC frozen/not")
     ARGS = parser.parse_args()
     if ARGS.resume:
         resume_bench(views=True)
         resume_bench(views=False)
     elif ARGS.parts:
         anyio.run(parts)
+    elif ARGS.long:
+        anyio.run(long_chain)
     else:
         anyio.run(main)

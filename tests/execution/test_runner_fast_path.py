@@ -38,9 +38,9 @@ from plansmith.execution import (
 )
 from plansmith.execution._emit import Emitter, iso_time
 from plansmith.execution._event_fast import tool_call
-from plansmith.execution._runner import _millis, _pick, _simple_paths
+from plansmith.execution._runner import _millis, _pick_result, _result_paths
 from plansmith.execution._states import apply_step_started, apply_step_succeeded
-from plansmith.model import JSONValue, Step
+from plansmith.model import Step
 
 pytestmark = pytest.mark.anyio
 
@@ -305,12 +305,7 @@ async def test_outputs_with_paths_that_are_not_simple_are_still_extracted() -> N
 # -- the fast pieces against the plain ones ----------------------------------------------
 
 
-DOCUMENT: dict[str, JSONValue] = {
-    "structured": {"a": {"b": [10, {"c": "x"}]}, "n": None},
-    "text": "t",
-    "json": [1, 2],
-    "is_error": False,
-}
+RESULT = ToolResult({"a": {"b": [10, {"c": "x"}]}, "n": None}, "[1, 2]")
 
 
 @pytest.mark.parametrize(
@@ -330,20 +325,22 @@ DOCUMENT: dict[str, JSONValue] = {
     ],
 )
 def test_pick_gives_what_extract_gives_for_simple_paths(path: str) -> None:
-    outputs = (("v", path),)
-    paths = _simple_paths(outputs)
+    outputs = (("v", path), ("w", "$.is_error"))
+    paths = _result_paths(outputs)
     assert paths is not None
     try:
-        expected = extract(outputs, DOCUMENT)
+        expected = extract(outputs, RESULT.document())
     except Exception:
-        assert _pick(DOCUMENT, paths) is None  # extract then gives the error
+        assert _pick_result(RESULT, paths) is None  # extract then gives the error
     else:
-        assert _pick(DOCUMENT, paths) == expected
+        assert _pick_result(RESULT, paths) == expected
 
 
-def test_a_path_that_is_not_simple_takes_extract() -> None:
-    assert _simple_paths((("a", "$.x"), ("b", "$..x"))) is None
-    assert _simple_paths(()) == ()
+def test_a_path_that_is_not_simple_or_not_below_a_document_field_takes_extract() -> None:
+    assert _result_paths((("a", "$.structured.x"), ("b", "$..x"))) is None
+    assert _result_paths((("a", "$.x"),)) is None  # no such field: extract says so
+    assert _result_paths((("a", "$"),)) is None  # the whole document
+    assert _result_paths(()) == ()
 
 
 STATES = st.sampled_from(list(StepState))
@@ -412,18 +409,25 @@ def test_pack_result_packs_as_pack_of_to_dict(
     assert quick.pack_result(result) == plain.pack(result.to_dict())
 
 
-@given(st.floats(min_value=1.7e9, max_value=2e9) | st.sampled_from([1767225600.0, 1767225601.9999]))
-def test_stamp_writes_the_time_as_before(moment: float) -> None:
+@given(
+    st.integers(min_value=1_700_000_000 * 10**9, max_value=2_000_000_000 * 10**9)
+    | st.sampled_from([1767225600 * 10**9, 1767225601_999_999_999, 1767225602_000_000_000])
+)
+def test_stamp_writes_the_time_as_iso_time_does(ns: int) -> None:
     # the second as ``iso_time`` writes it, then the milliseconds cut (not rounded)
-    second = int(moment)
+    second = ns // 10**9
     expected = iso_time(datetime.fromtimestamp(second, UTC))[:-4]
-    expected += f"{int((moment - second) * 1000):03d}Z"
-    real = time.time
+    expected += f"{ns // 10**6 % 1000:03d}Z"
+    real = time.time_ns
+    emitter = Emitter(MemoryRunLog(), "r")
     try:
-        time.time = lambda: moment  # the emitter reads ``time.time()``
-        assert Emitter(MemoryRunLog(), "r").stamp() == expected
+        time.time_ns = lambda: ns - 1500 * 10**6  # the emitter reads ``time.time_ns()``
+        emitter.stamp()  # an earlier second first: the one after is written anew
+        time.time_ns = lambda: ns
+        assert emitter.stamp() == expected
+        assert emitter.stamp() == expected  # the same second again, from what it kept
     finally:
-        time.time = real
+        time.time_ns = real
 
 
 def test_tool_call_and_tool_result_of_equal_their_dataclass_constructors() -> None:

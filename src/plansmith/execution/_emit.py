@@ -50,7 +50,7 @@ class Emitter:
         self.subscribers: list[Subscriber] = []
         self.pending: list[Event] = []
         self.durable_seq = last_seq  # every event up to this seq is durable
-        self._second = -1
+        self._second_ms = -1000  # the start of the second ``_prefix`` was written for, in ms
         self._prefix = ""
 
     def subscribe(self, fn: Subscriber) -> None:
@@ -66,12 +66,13 @@ class Emitter:
         are formatted once a second when the clock is the default one."""
         if self.now is not utc_now:
             return iso_time(self.now())
-        now = time.time()
-        second = int(now)
-        if second != self._second:
-            self._second = second
-            self._prefix = iso_time(datetime.fromtimestamp(second, UTC))[:-4]
-        return self._prefix + _MILLIS[int((now - second) * 1000)]
+        ms = time.time_ns() // 1_000_000
+        at = ms - self._second_ms
+        if 0 <= at < 1000:  # within the second of ``_prefix``
+            return self._prefix + _MILLIS[at]
+        self._second_ms = ms - ms % 1000
+        self._prefix = iso_time(datetime.fromtimestamp(ms // 1000, UTC))[:-4]
+        return self._prefix + _MILLIS[ms % 1000]
 
     def emit(self, event: E, *, defer: bool = False) -> E:
         """Stamp and append ``event``; unless ``defer``, commit and tell the views.
@@ -96,8 +97,11 @@ class Emitter:
         if not self.pending:
             return
         self.log.flush()
-        pending, self.pending = self.pending, []
-        self.durable_seq = max(self.durable_seq, pending[-1].seq)
+        pending = self.pending
+        self.pending = []
+        last = pending[-1].seq
+        if last > self.durable_seq:  # noqa: PLR1730 - max() is a call, on the hot path
+            self.durable_seq = last
         for fn in self.subscribers:
             for e in pending:
                 fn(e)
@@ -125,6 +129,24 @@ class Emitter:
         if bound <= limit:
             return value  # small for sure, as ``pack`` finds with its own bound
         return self.pack(value)
+
+    def pack_step(self, outputs: JSONValue, result: ToolResult) -> tuple[JSONValue, JSONValue]:
+        """``(pack(outputs), pack_result(result))`` for a step's outputs that were read
+        from ``result``'s document: each output is a part of the document, and no part's
+        JSON is longer than ``result``'s size bound (the parsed text's neither: twelve
+        bytes a character bound any JSON written from it), so when the outputs' names
+        and that many results fit the inline limit, neither needs a closer look."""
+        structured = result.structured
+        limit = self.inline_limit
+        bound = _RESULT_BOUND + 12 * len(result.text)
+        bound += 32 if structured is None else _json_size_bound(structured, limit - bound)
+        if bound <= limit and type(outputs) is dict:
+            names = 2
+            for name in outputs:
+                names += 12 * len(name) + 4 if type(name) is str else limit
+            if names + bound * len(outputs) <= limit:
+                return outputs, result.to_dict()
+        return self.pack(outputs), self.pack_result(result)
 
     def unpack(self, value: JSONValue) -> JSONValue:
         return unpack(self.log, value)

@@ -164,6 +164,21 @@ def _not_json(value: object) -> object:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+try:  # a base dependency; the module works without it (the standard library's encoder)
+    import orjson
+
+    _ORJSON: Callable[..., bytes] | None = orjson.dumps
+    # types orjson writes and ``json.dumps`` refuses are handed to ``default`` (none):
+    # TypeError, and the standard library's encoder says what it says of them
+    _ORJSON_OPTIONS = (
+        orjson.OPT_PASSTHROUGH_DATACLASS
+        | orjson.OPT_PASSTHROUGH_DATETIME
+        | orjson.OPT_PASSTHROUGH_SUBCLASS
+    )
+except ImportError:  # pragma: no cover - orjson is installed with plansmith
+    _ORJSON = None
+    _ORJSON_OPTIONS = 0
+
 # ``json.dumps`` makes a new C encoder on every call (about 1.5 µs before it writes
 # anything); this one is made once, with the same settings but no cycle check
 # (an event's values come from JSON).
@@ -175,10 +190,37 @@ _C_ENCODE: Callable[[Any, int], Any] | None = (
 )
 
 
-def _container_json(value: Any) -> str:
+def _stdlib_json(value: Any) -> str:
     if _C_ENCODE is None:
         return _ENCODE(value)
     return "".join(_C_ENCODE(value, 0))
+
+
+def _container_json(value: Any) -> str:
+    """A list, tuple or dict as JSON: through orjson (about five times faster) when it
+    writes the same values, else as ``json.dumps`` writes it (a key that is not a string,
+    an integer past 64 bits, a lone surrogate, a value of another type, or a float that
+    is not finite: orjson would write null for it)."""
+    if _ORJSON is None:
+        return _stdlib_json(value)
+    try:
+        data = _ORJSON(value, option=_ORJSON_OPTIONS)
+    except TypeError:
+        return _stdlib_json(value)
+    if b"null" in data and _holds_non_finite(value):
+        return _stdlib_json(value)
+    return data.decode()
+
+
+def _holds_non_finite(value: Any) -> bool:
+    """Whether a float in ``value`` is infinite or not a number."""
+    if type(value) is float:
+        return value - value != 0.0
+    if isinstance(value, dict):
+        return any(_holds_non_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_holds_non_finite(v) for v in value)
+    return False
 
 
 def _value_json(value: Any) -> str:
@@ -342,7 +384,7 @@ def _succeeded_json(e: Any) -> str:
     if duration - duration != 0.0:  # inf or nan: written as json.dumps writes them
         return _WRITERS_SLOW[StepSucceeded](e)
     part = _step_part(e)
-    rest = "".join(_C_ENCODE({"outputs": e.outputs, "result": e.result}, 0))
+    rest = _container_json({"outputs": e.outputs, "result": e.result})
     return (  # ``rest`` is '{"outputs":...}': its brace is left out
         f'{_SUCCEEDED_HEAD}{part[5]},"seq":{seq},"time":{_ESCAPE(time)}{part[6]}'
         f',"attempt":{attempt},"duration_ms":{_FLOAT(duration)},{rest[1:]}'

@@ -54,6 +54,7 @@ from plansmith.execution._events import (
     StepProgress,
     StepRetrying,
 )
+from plansmith.execution._heap import frozen_heap
 from plansmith.execution._invoker import ErrorClass, ToolCall, ToolInvoker, ToolResult
 from plansmith.execution._log import RunLog
 from plansmith.execution._replan import ReplanFn, ReplanRequest
@@ -147,6 +148,7 @@ class Runner:
         self._done_seq: dict[str, int] = {}  # the seq of each step's StepSucceeded
         self._flush_wanted = anyio.Event()
         self._flusher_done = False
+        self._log_append = self.emitter.log.append
 
     def emit(self, event: Event, *, defer: bool = False) -> Event:
         """Write ``event`` (``defer``: in the same commit as the next one) and apply it."""
@@ -161,6 +163,10 @@ class Runner:
             self._scope.cancel()
 
     async def run(self) -> RunOutcome:
+        with frozen_heap():  # full collections during the run walk only what it made
+            return await self._run()
+
+    async def _run(self) -> RunOutcome:
         resumed = any(s is not StepState.PENDING for s in self.state.states.values())
         self.emit(RunStarted(run_id=self.state.run_id, resumed=resumed))
         for step_id, st in self.state.states.items():
@@ -447,7 +453,8 @@ class Runner:
             attempt,
             key,
         )
-        emitter.emit(started, defer=True)
+        self._log_append(started)  # ``emitter.emit(started, defer=True)``, inline
+        emitter.pending.append(started)
         apply_step_started(st, started)
         # Write-ahead: the ends of the steps this call depends on are durable before it.
         # The start itself need not be (the key does not depend on it; see the docs),
@@ -501,7 +508,9 @@ class Runner:
                 # ``ClassifyingInvoker.invoke``, inline (one coroutine less per step)
                 try:
                     first = self._timed if timeout is not None else self.invoker
-                    result = classify_result(call, await first.invoke(call))
+                    result = await first.invoke(call)
+                    if result.is_error:
+                        classify_result(call, result)  # raises its tool_error
                 except asyncio.CancelledError:
                     unasked = unasked_cancellation(call)
                     if unasked is None:
@@ -511,10 +520,10 @@ class Runner:
                 inner = self._classified if timeout is not None else self._classified_untimed
                 retry = RetryInvoker(inner, bound.policy, self._on_retry(bound), self.sleep)
                 result = await retry.after_failure(call, error)
-            document = result.document(parse_json=info.reads_json)
-            outputs = _pick(document, info.paths) if info.paths is not None else None
+            paths = info.paths
+            outputs = _pick_result(result, paths) if paths is not None else None
             if outputs is None:  # a path that is not simple, or that matched nothing
-                outputs = extract(bound.outputs, document)
+                outputs = extract(bound.outputs, result.document(parse_json=info.reads_json))
         except ToolCallError as error:
             failed_result = error.result if isinstance(error.result, ToolResult) else result
             self.emit(
@@ -543,10 +552,10 @@ class Runner:
             info.tool,
             retry.attempt if retry is not None else attempt,
             _millis(self.monotonic() - t0),
-            emitter.pack(outputs),
-            emitter.pack_result(result),
+            *emitter.pack_step(outputs, result),
         )
-        emitter.emit(succeeded, defer=True)
+        self._log_append(succeeded)  # ``emitter.emit(succeeded, defer=True)``, inline
+        emitter.pending.append(succeeded)
         apply_step_succeeded(st, succeeded)
         self._done_seq[step_id] = succeeded.seq
 
@@ -605,9 +614,27 @@ class _Step:
         self.key = idempotency_key(run_id, step.id)
         self.position = position  # in the plan: ready steps start in this order
         self.dependents: list[str] = []  # the live steps that wait for this one
-        self.reads_json = any("json" in path for _, path in bound.outputs)
-        self.paths = _simple_paths(bound.outputs)
+        self.reads_json, self.paths = _read_outputs(bound.outputs)
         self.static = not _holds_reference(bound.arguments)  # no ``${...}`` to render
+
+
+#: ``_read_outputs``'s answers, by outputs (the steps of one action share them)
+_OUTPUTS_READ: dict[tuple[tuple[str, str], ...], tuple[bool, Any]] = {}
+
+
+def _read_outputs(
+    outputs: tuple[tuple[str, str], ...],
+) -> tuple[bool, tuple[ResultPath, ...] | None]:
+    """Whether ``outputs`` read the parsed text, and their ``_result_paths``."""
+    known = _OUTPUTS_READ.get(outputs)
+    if known is None:
+        if len(_OUTPUTS_READ) >= 1024:  # a bound on what is kept
+            _OUTPUTS_READ.clear()
+        known = _OUTPUTS_READ[outputs] = (
+            any("json" in path for _, path in outputs),
+            _result_paths(outputs),
+        )
+    return known
 
 
 _NO_META: Mapping[str, str] = MappingProxyType({})
@@ -628,26 +655,41 @@ def _common(bound: BoundStep) -> dict[str, Any]:
 
 
 Keys = tuple[str | int, ...]
+#: an output read straight from the result: its name, the document's field it starts
+#: at (structured, text, json or is_error), the keys after it
+ResultPath = tuple[str, str, Keys]
+_DOCUMENT_FIELDS = frozenset({"structured", "text", "json", "is_error"})
 
 
-def _simple_paths(outputs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, Keys], ...] | None:
-    """Each output's keys, when every output's path is a simple one (names and indices
-    only, see ``simple_path``); else None."""
+def _result_paths(outputs: tuple[tuple[str, str], ...]) -> tuple[ResultPath, ...] | None:
+    """Each output's path as the document field it starts at and the keys after it,
+    when every path is a simple one (names and indices only, see ``simple_path``) below
+    a field of the document; else None (``extract`` evaluates it)."""
     paths = []
     for name, expression in outputs:
         keys = simple_path(expression)
-        if keys is None:
+        if not keys or keys[0] not in _DOCUMENT_FIELDS:
             return None
-        paths.append((name, keys))
+        paths.append((name, str(keys[0]), keys[1:]))
     return tuple(paths)
 
 
-def _pick(document: dict[str, JSONValue], paths: tuple[tuple[str, Keys], ...]) -> Any:
-    """``extract``'s answer for simple paths, or None when one matches nothing (then
-    ``extract`` gives the error). A simple path's single match is its value."""
+def _pick_result(result: ToolResult, paths: tuple[ResultPath, ...]) -> Any:
+    """``extract``'s answer over ``result.document()`` for these paths, without making
+    the document (the text is parsed only for a ``json`` path); None when one matches
+    nothing (then ``extract`` gives the error). A simple path's single match is its
+    value."""
     values: dict[str, JSONValue] = {}
-    for name, keys in paths:
-        value: Any = document
+    for name, field_name, keys in paths:
+        value: Any
+        if field_name == "structured":
+            value = result.structured
+        elif field_name == "text":
+            value = result.text
+        elif field_name == "is_error":
+            value = result.is_error
+        else:
+            value = result.document()["json"]
         for key in keys:
             if type(key) is int:
                 if not isinstance(value, list) or key >= len(value):

@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any, TextIO
 
 import anyio
@@ -34,6 +34,7 @@ from plansmith.execution import (
     RETRYABLE_META_KEY,
     ErrorClass,
     ProgressFn,
+    ToolCall,
     ToolResult,
 )
 from plansmith.servers._config import (
@@ -45,6 +46,8 @@ from plansmith.servers._config import (
 )
 
 __all__ = ["ServerPool", "to_tool_result"]
+
+_NONE: Mapping[str, str] = MappingProxyType({})
 
 
 class _Slots:
@@ -284,6 +287,17 @@ class ServerPool:
 
         ``key`` goes into ``_meta`` as the idempotency key, beside ``meta``'s entries.
         """
+        return await self.invoke(
+            ToolCall(
+                server, tool, arguments, key or "", on_progress=on_progress, meta=meta or _NONE
+            )
+        )
+
+    async def invoke(self, call: ToolCall) -> ToolResult:
+        """``call`` as one ``ToolCall`` (the runner's: ``McpInvoker`` hands it over as it
+        is). Its arguments are sent as they are (the SDK copies them into its request);
+        its key, when not empty, goes into ``_meta`` beside ``call.meta``'s entries."""
+        server = call.server
         conn = self._conns.get(server)
         # a session (client) is only set once ``ready`` is: a live one skips the check
         if conn is None or (conn.client is None and not conn.ready.is_set()):
@@ -294,6 +308,7 @@ class ServerPool:
             conn = await self._ensure_started(server)
         if not conn.limiter.try_acquire():
             await conn.limiter.acquire()
+        tool = call.tool
         try:
             client = conn.client
             if client is None:
@@ -303,16 +318,19 @@ class ServerPool:
                     ErrorClass.TRANSPORT_LOST, f"server {server!r} is not running: {error_text}"
                 )
             generation = conn.generation
-            sent: Any = dict(meta) if meta else None
-            if key is not None:
-                if sent is None:
-                    sent = {IDEMPOTENCY_META_KEY: key}
-                else:
+            meta = call.meta
+            key = call.key
+            sent: Any
+            if meta:
+                sent = dict(meta)
+                if key:
                     sent[IDEMPOTENCY_META_KEY] = key
-            progress: Any = on_progress
+            else:
+                sent = {IDEMPOTENCY_META_KEY: key} if key else None
+            progress: Any = call.on_progress
             try:
                 result = await client.call_tool(
-                    tool, arguments, progress_callback=progress, meta=sent
+                    tool, call.arguments, progress_callback=progress, meta=sent
                 )
             except MCPError as error:
                 if error.code == CONNECTION_CLOSED:
