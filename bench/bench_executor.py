@@ -19,6 +19,12 @@ Scenarios (each the same tool calls, ``echo(x=7)`` of the shared raw benchmark's
                 heap frozen for the collector during the run (the runner's default) against
                 not frozen, interleaved: what full collections cost a long run
 
+  --floor       the floor under the in-memory chain: a bare loop that does only what the
+                issue asks of each step (a key in ``_meta``, a start and an end record with
+                the output taken from the result; with the log on, both records as JSON
+                in one append to a journal before the next call, and into SQLite in
+                batches of 256), against the raw loop and plansmith, interleaved
+
   --parts       each part of a step's CPU alone: the SDK call and pool.call in memory,
                 the runner over a fake invoker (memory and SQLite log), event JSON,
                 an event's construction, and a SQLite commit of a step's two events
@@ -420,6 +426,117 @@ async def parts(n: int = 2000, reps: int = 5) -> None:
         print(f"  {name}: {statistics.median(values):.1f}")
 
 
+class _FloorLog:
+    """The least a durable log can do per step: the JSON of two records (orjson) appended
+    to a journal with one write, and the rows inserted into SQLite in batches."""
+
+    def __init__(self, root: Path) -> None:
+        import sqlite3
+
+        self.db = sqlite3.connect(root / "floor.db", isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS events (run_id TEXT NOT NULL, seq INTEGER NOT NULL,"
+            " type TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, seq))"
+        )
+        self.fd = os.open(root / "floor.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self.rows: list[Any] = []
+        self.insert = "INSERT INTO events VALUES " + ",".join(["(?,?,?,?)"] * 256)
+
+    def write(self, records: tuple[dict[str, Any], ...]) -> None:
+        import orjson
+
+        lines = []
+        for record in records:
+            body = orjson.dumps(record)  # the fastest JSON encoder there is for Python
+            lines.append(body)
+            self.rows += (record["run_id"], record["seq"], record["type"], body.decode())
+        os.write(self.fd, b"\n".join(lines) + b"\n")
+        if len(self.rows) >= 4 * 256:
+            self.db.execute(self.insert, self.rows[: 4 * 256])
+            del self.rows[: 4 * 256]
+
+    def close(self) -> None:
+        rows, self.rows = self.rows, []
+        if rows:
+            v = iter(rows)
+            self.db.executemany("INSERT INTO events VALUES (?,?,?,?)", zip(v, v, v, v, strict=True))
+        os.close(self.fd)
+        self.db.close()
+
+
+async def floor_chain(client: Client, n: int, log: _FloorLog | None) -> Timing:
+    """A bare loop doing only what each step needs (see ``--floor``)."""
+    run_id = f"floor-{time.perf_counter_ns()}"
+    kept: list[dict[str, Any]] = []
+    seq = 0
+    ended: dict[str, Any] | None = None
+    t0 = clock()
+    for i in range(n):
+        key = f"{run_id}/s{i}"
+        seq += 1
+        started = {"type": "StepStarted", "run_id": run_id, "seq": seq, "time": time.time()}
+        started |= {"step": f"s{i}", "action": "e0", "args": [f"o{i}"], "key": key}
+        if log is not None:  # the previous step's end and this start, before the call
+            log.write((ended, started) if ended is not None else (started,))
+        else:
+            kept.append(started)
+        r = await client.call_tool("echo", {"x": 7}, meta={"io.plansmith/idempotency-key": key})
+        structured = r.structured_content or {}
+        seq += 1
+        ended = {"type": "StepSucceeded", "run_id": run_id, "seq": seq, "time": time.time()}
+        ended |= {"step": f"s{i}", "outputs": {"v": structured["result"]}}
+        if log is None:
+            kept.append(ended)
+    if log is not None and ended is not None:
+        log.write((ended,))
+    return since(t0)
+
+
+async def floor(n: int = 1000, reps: int = 7) -> None:
+    """The bare loop's ratios next to plansmith's, in memory, interleaved."""
+    server = echo_server()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        sqlite = SqliteRunLog(root / "runs.db")
+        async with (
+            Client(server) as client,
+            ServerPool(ServersConfig((InProcessServer("s0", server),))) as pool,
+        ):
+            await client.list_tools()
+            catalog = await pool.start()
+            await warm(pool, ["s0"])
+            for _ in range(WARMUP):
+                await client.call_tool("echo", {"x": 7})
+            bound = bound_for(make_plan(n, chain=True), catalog)
+            rows: dict[str, list[Timing]] = {}
+            for _ in range(reps):
+                floor_log = _FloorLog(root)
+                for name, timing in (
+                    ("raw", raw_chain(client, n)),
+                    ("floor, log off", floor_chain(client, n, None)),
+                    ("floor, log on", floor_chain(client, n, floor_log)),
+                    ("plansmith, log off", plansmith_run(pool, bound, MemoryRunLog(), 8)),
+                    ("plansmith, log on", plansmith_run(pool, bound, sqlite, 8)),
+                ):
+                    rows.setdefault(name, []).append(await timing)
+                floor_log.close()
+        sqlite.close()
+    wall = {k: statistics.median(w for w, _ in v) for k, v in rows.items()}
+    cpu = {k: statistics.median(c for _, c in v) for k, v in rows.items()}
+    print(f"in-memory {n}-step chain, medians of {reps} interleaved runs")
+    print("| loop | calls/s | CPU us a step | / raw (calls/s) | log on / off (time) |")
+    print("|---|---:|---:|---:|---:|")
+    for name in rows:
+        kind = name.split(",")[0]
+        on_off = f"{wall[name] / wall[kind + ', log off']:.2f}" if name.endswith("log on") else ""
+        print(
+            f"| {name} | {n / wall[name]:.0f} | {cpu[name] / n * 1e6:.0f}"
+            f" | {wall['raw'] / wall[name]:.2f} | {on_off} |"
+        )
+
+
 async def long_chain(n: int = 20_000, reps: int = 3) -> None:
     """A long chain with the heap frozen during the run (the default) and not: CPU a step."""
     import contextlib
@@ -639,6 +756,7 @@ if __name__ == "__main__":
     parser.add_argument("--resume", action="store_true", help="only the kill-and-resume run")
     parser.add_argument("--parts", action="store_true", help="only the per-step parts, alone")
     parser.add_argument("--long", action="store_true", help="only the long chain, GC frozen/not")
+    parser.add_argument("--floor", action="store_true", help="only the bare loop's floor")
     ARGS = parser.parse_args()
     if ARGS.resume:
         resume_bench(views=True)
@@ -647,5 +765,7 @@ if __name__ == "__main__":
         anyio.run(parts)
     elif ARGS.long:
         anyio.run(long_chain)
+    elif ARGS.floor:
+        anyio.run(floor)
     else:
         anyio.run(main)

@@ -135,8 +135,8 @@ class BlobStore:
 
 _ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # made once, not per event
 _INSERT_MAX = 256  # rows per statement (SQLite allows 32766 parameters)
-CATCH_UP_ROWS = 256  # journaled rows that make ``flush`` insert them into SQLite ...
-CATCH_UP_SECONDS = 0.05  # ... or the time since the last catch-up that does
+CATCH_UP_ROWS = 1024  # journaled rows that make ``flush`` insert them into SQLite ...
+CATCH_UP_SECONDS = 0.25  # ... or the time since the last catch-up that does
 ROTATE_BYTES = 256 * 1024  # a catch-up starts a new journal file past this size
 _END = "RunFinished"  # a run's terminal event: its rows go to SQLite at once
 
