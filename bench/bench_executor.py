@@ -286,8 +286,8 @@ async def main() -> None:
     for r in results:
         print(
             f"| {r['scenario']} | {r['n']} | {r['raw_calls_s']:.0f} | {r['off_calls_s']:.0f} "
-            f"| {r['on_calls_s']:.0f} | {r['ratio_off']:.2f} | {r['ratio_on']:.2f} "
-            f"| {r['log_on_over_off']:.2f} |"
+            f"| {r['on_calls_s']:.0f} | {r['ratio_off']:.3f} | {r['ratio_on']:.3f} "
+            f"| {r['log_on_over_off']:.3f} |"
         )
     print("\nCPU of the engine process per step (us): raw, plansmith log off, log on")
     for r in results:
@@ -533,7 +533,7 @@ async def floor(n: int = 1000, reps: int = 7) -> None:
         on_off = f"{wall[name] / wall[kind + ', log off']:.2f}" if name.endswith("log on") else ""
         print(
             f"| {name} | {n / wall[name]:.0f} | {cpu[name] / n * 1e6:.0f}"
-            f" | {wall['raw'] / wall[name]:.2f} | {on_off} |"
+            f" | {wall['raw'] / wall[name]:.3f} | {on_off} |"
         )
 
 

@@ -615,7 +615,7 @@ class _Step:
         self.position = position  # in the plan: ready steps start in this order
         self.dependents: list[str] = []  # the live steps that wait for this one
         self.reads_json, self.paths = _read_outputs(bound.outputs)
-        self.static = not _holds_reference(bound.arguments)  # no ``${...}`` to render
+        self.static = _is_static(bound.arguments)  # no ``${...}`` to render
 
 
 #: ``_read_outputs``'s answers, by outputs (the steps of one action share them)
@@ -635,6 +635,23 @@ def _read_outputs(
             _result_paths(outputs),
         )
     return known
+
+
+#: ``_is_static``'s answers by the arguments' id, with the arguments (kept alive, so that
+#: the id is not another's): the steps of a plan often share one arguments object
+_STATIC: dict[int, tuple[JSONValue, bool]] = {}
+
+
+def _is_static(arguments: JSONValue) -> bool:
+    """Whether ``arguments`` hold no reference to render (no ``${``)."""
+    known = _STATIC.get(id(arguments))
+    if known is not None and known[0] is arguments:
+        return known[1]
+    if len(_STATIC) >= 1024:  # a bound on what is kept
+        _STATIC.clear()
+    static = not _holds_reference(arguments)
+    _STATIC[id(arguments)] = (arguments, static)
+    return static
 
 
 _NO_META: Mapping[str, str] = MappingProxyType({})
