@@ -530,7 +530,7 @@ async def floor(n: int = 1000, reps: int = 7) -> None:
     print("|---|---:|---:|---:|---:|")
     for name in rows:
         kind = name.split(",")[0]
-        on_off = f"{wall[name] / wall[kind + ', log off']:.2f}" if name.endswith("log on") else ""
+        on_off = f"{wall[name] / wall[kind + ', log off']:.3f}" if name.endswith("log on") else ""
         print(
             f"| {name} | {n / wall[name]:.0f} | {cpu[name] / n * 1e6:.0f}"
             f" | {wall['raw'] / wall[name]:.3f} | {on_off} |"
