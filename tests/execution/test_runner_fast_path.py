@@ -38,9 +38,9 @@ from plansmith.execution import (
 )
 from plansmith.execution._emit import Emitter, iso_time
 from plansmith.execution._event_fast import tool_call
-from plansmith.execution._runner import _millis, _pick_result, _result_paths
+from plansmith.execution._runner import _is_static, _millis, _pick_result, _result_paths
 from plansmith.execution._states import apply_step_started, apply_step_succeeded
-from plansmith.model import Step
+from plansmith.model import JSONValue, Step
 
 pytestmark = pytest.mark.anyio
 
@@ -446,3 +446,14 @@ def test_tool_call_and_tool_result_of_equal_their_dataclass_constructors() -> No
 def test_millis_is_the_duration_in_milliseconds_to_the_microsecond(seconds: float) -> None:
     assert abs(_millis(seconds) - seconds * 1000) <= 0.0005 + 1e-9 * seconds * 1000
     assert _millis(seconds) == round(_millis(seconds), 3)
+
+
+def test_whether_arguments_hold_a_reference_is_worked_out_once_per_arguments_object() -> None:
+    shared: dict[str, JSONValue] = {"x": 7}
+    known: dict[int, tuple[JSONValue, bool]] = {}
+    assert _is_static(shared, known)
+    assert _is_static(shared, known)  # the second step sharing it: from ``known``
+    assert list(known) == [id(shared)]
+    assert not _is_static({"name": "${x}"}, known)
+    assert not _is_static({"a": ["b", {"c": "${run.id}"}]}, known)
+    assert _is_static({"a": ["$", "{x}"]}, known)

@@ -220,7 +220,8 @@ class Runner:
         states = self.state.states
         live = [s for s in self.state.bound.steps if states.get(s.id) is not StepState.DROPPED]
         run_id = self.state.run_id
-        self._steps = steps = {s.step.id: _Step(s, i, run_id) for i, s in enumerate(live)}
+        static: dict[int, tuple[JSONValue, bool]] = {}  # by arguments object, this pass only
+        self._steps = steps = {s.step.id: _Step(s, i, run_id, static) for i, s in enumerate(live)}
         for info in steps.values():
             for dep in info.after:
                 if dep in steps:
@@ -601,7 +602,13 @@ class _Step:
         "tool",
     )
 
-    def __init__(self, bound: BoundStep, position: int, run_id: str) -> None:
+    def __init__(
+        self,
+        bound: BoundStep,
+        position: int,
+        run_id: str,
+        static: dict[int, tuple[JSONValue, bool]] | None = None,
+    ) -> None:
         step = bound.step
         self.bound = bound
         self.id = step.id
@@ -615,7 +622,7 @@ class _Step:
         self.position = position  # in the plan: ready steps start in this order
         self.dependents: list[str] = []  # the live steps that wait for this one
         self.reads_json, self.paths = _read_outputs(bound.outputs)
-        self.static = _is_static(bound.arguments)  # no ``${...}`` to render
+        self.static = _is_static(bound.arguments, {} if static is None else static)
 
 
 #: ``_read_outputs``'s answers, by outputs (the steps of one action share them)
@@ -637,20 +644,15 @@ def _read_outputs(
     return known
 
 
-#: ``_is_static``'s answers by the arguments' id, with the arguments (kept alive, so that
-#: the id is not another's): the steps of a plan often share one arguments object
-_STATIC: dict[int, tuple[JSONValue, bool]] = {}
-
-
-def _is_static(arguments: JSONValue) -> bool:
-    """Whether ``arguments`` hold no reference to render (no ``${``)."""
-    known = _STATIC.get(id(arguments))
-    if known is not None and known[0] is arguments:
-        return known[1]
-    if len(_STATIC) >= 1024:  # a bound on what is kept
-        _STATIC.clear()
+def _is_static(arguments: JSONValue, known: dict[int, tuple[JSONValue, bool]]) -> bool:
+    """Whether ``arguments`` hold no reference to render (no ``${``). ``known`` keeps the
+    answers by the arguments' id, with the arguments (so that the id is no other's): the
+    steps of a plan often share one arguments object."""
+    seen = known.get(id(arguments))
+    if seen is not None and seen[0] is arguments:
+        return seen[1]
     static = not _holds_reference(arguments)
-    _STATIC[id(arguments)] = (arguments, static)
+    known[id(arguments)] = (arguments, static)
     return static
 
 
