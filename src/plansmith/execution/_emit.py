@@ -122,11 +122,7 @@ class Emitter:
         """``pack(result.to_dict())``, with the size bound of the dict's constant part
         counted once (a step's result: the runner packs one per step)."""
         value = result.to_dict()
-        structured = result.structured
-        limit = self.inline_limit
-        bound = _RESULT_BOUND + 12 * len(result.text)
-        bound += 32 if structured is None else _json_size_bound(structured, limit - bound)
-        if bound <= limit:
+        if _result_bound(result, self.inline_limit) <= self.inline_limit:
             return value  # small for sure, as ``pack`` finds with its own bound
         return self.pack(value)
 
@@ -136,20 +132,28 @@ class Emitter:
         JSON is longer than ``result``'s size bound (the parsed text's neither: twelve
         bytes a character bound any JSON written from it), so when the outputs' names
         and that many results fit the inline limit, neither needs a closer look."""
-        structured = result.structured
         limit = self.inline_limit
-        bound = _RESULT_BOUND + 12 * len(result.text)
-        bound += 32 if structured is None else _json_size_bound(structured, limit - bound)
-        if bound <= limit and type(outputs) is dict:
+        bound = _result_bound(result, limit)
+        value = result.to_dict()
+        if bound > limit:
+            return self.pack(outputs), self.pack(value)
+        if type(outputs) is dict:
             names = 2
             for name in outputs:
                 names += 12 * len(name) + 4 if type(name) is str else limit
             if names + bound * len(outputs) <= limit:
-                return outputs, result.to_dict()
-        return self.pack(outputs), self.pack_result(result)
+                return outputs, value
+        return self.pack(outputs), value
 
     def unpack(self, value: JSONValue) -> JSONValue:
         return unpack(self.log, value)
+
+
+def _result_bound(result: ToolResult, limit: int) -> int:
+    """``_json_size_bound(result.to_dict(), limit)``, its constant part counted once."""
+    structured = result.structured
+    bound = _RESULT_BOUND + 12 * len(result.text)
+    return bound + (32 if structured is None else _json_size_bound(structured, limit - bound))
 
 
 #: the milliseconds of ``stamp``, written once: "000Z" to "999Z"
