@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install demo test check bench clean
+.PHONY: install demo test check bench clean compiled test-compiled
 .DEFAULT_GOAL := install
 
 # The lab server (src/plansmith/domains/lab/server.py) runs in its own venv:
@@ -61,6 +61,14 @@ check: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
+# The compiled build (mypyc) in .venv-compiled, and the tests of what it compiles run
+# against it; see docs/execution.md, "The compiled build".
+compiled: $(STAMP)
+	scripts/build-compiled
+
+test-compiled: compiled
+	scripts/test-compiled
+
 clean:
-	rm -rf $(VENV) .venv-lab .venv-lc .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage
+	rm -rf $(VENV) .venv-lab .venv-lc .venv-compiled build .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage
 

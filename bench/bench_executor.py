@@ -278,6 +278,7 @@ async def main() -> None:
         for c in reversed(clients):
             await c.__aexit__(None, None, None)
     speed = await parallel_speedup()
+    print(f"plansmith build: {build()}\n")
     print(
         "| scenario | steps | raw calls/s | plansmith log off | log on "
         "| ratio off | ratio on | on/off |"
@@ -305,6 +306,14 @@ async def main() -> None:
         f"8 steps {speed['eight_s'] * 1000:.0f} ms,"
         f" ratio {speed['ratio']:.3f} ({speed['of_ideal']:.2f} of ideal)"
     )
+
+
+def build() -> str:
+    """Which build of plansmith this process runs: compiled (``make compiled``) or not."""
+    from plansmith.execution import _runner
+
+    compiled = (_runner.__file__ or "").endswith(".so")
+    return f"compiled (mypyc, {sys.prefix})" if compiled else f"pure Python ({sys.prefix})"
 
 
 def _cpu_us(fn: Callable[[], object], count: int) -> float:
@@ -525,7 +534,7 @@ async def floor(n: int = 1000, reps: int = 7) -> None:
         sqlite.close()
     wall = {k: statistics.median(w for w, _ in v) for k, v in rows.items()}
     cpu = {k: statistics.median(c for _, c in v) for k, v in rows.items()}
-    print(f"in-memory {n}-step chain, medians of {reps} interleaved runs")
+    print(f"in-memory {n}-step chain, medians of {reps} interleaved runs; plansmith {build()}")
     print("| loop | calls/s | CPU us a step | / raw (calls/s) | log on / off (time) |")
     print("|---|---:|---:|---:|---:|")
     for name in rows:

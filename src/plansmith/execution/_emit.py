@@ -17,6 +17,10 @@ from plansmith.model import JSONValue
 __all__ = ["Emitter", "utc_now", "iso_time"]
 
 E = TypeVar("E", bound=Event)
+#: a JSON value, or one with tuples for arrays or subclasses of dict and list (written as
+#: JSON the same): these functions take what the events they fill take (the compiled
+#: build checks a parameter's type when called, so it is not narrower than that)
+JSONish = Any
 Subscriber = Callable[[Event], None]
 
 
@@ -106,7 +110,7 @@ class Emitter:
             for e in pending:
                 fn(e)
 
-    def pack(self, value: JSONValue) -> JSONValue:
+    def pack(self, value: JSONish) -> JSONish:
         """``value``, or a blob reference when its JSON is larger than the inline limit."""
         kind = type(value)
         if value is None or kind is int or kind is float or kind is bool:
@@ -124,9 +128,10 @@ class Emitter:
         value = result.to_dict()
         if _result_bound(result, self.inline_limit) <= self.inline_limit:
             return value  # small for sure, as ``pack`` finds with its own bound
-        return self.pack(value)
+        packed: JSONValue = self.pack(value)  # a dict, or a blob reference
+        return packed
 
-    def pack_step(self, outputs: JSONValue, result: ToolResult) -> tuple[JSONValue, JSONValue]:
+    def pack_step(self, outputs: JSONish, result: ToolResult) -> tuple[JSONish, JSONValue]:
         """``(pack(outputs), pack_result(result))`` for a step's outputs that were read
         from ``result``'s document: each output is a part of the document, and no part's
         JSON is longer than ``result``'s size bound (the parsed text's neither: twelve
@@ -145,7 +150,7 @@ class Emitter:
                 return outputs, value
         return self.pack(outputs), value
 
-    def unpack(self, value: JSONValue) -> JSONValue:
+    def unpack(self, value: JSONish) -> JSONish:
         return unpack(self.log, value)
 
 
@@ -160,7 +165,7 @@ def _result_bound(result: ToolResult, limit: int) -> int:
 _MILLIS = tuple(f"{ms:03d}Z" for ms in range(1000))
 
 
-def _json_size_bound(value: JSONValue, limit: int) -> int:
+def _json_size_bound(value: JSONish, limit: int) -> int:
     """An upper bound of the length of ``value``'s JSON; past ``limit`` it stops early.
 
     A string counts twelve bytes a character (the longest escape: a character
@@ -207,7 +212,7 @@ _SCALARS = frozenset({bool, float})
 _RESULT_BOUND = 2 + sum(12 * len(k) + 4 for k in ToolResult().to_dict()) + 32 + 32 + 2
 
 
-def unpack(log: RunLog, value: JSONValue) -> JSONValue:
+def unpack(log: RunLog, value: JSONish) -> JSONish:
     """The value a blob reference stands for (other values unchanged)."""
     if isinstance(value, dict) and len(value) == 1 and "$blob" in value:
         return cast(JSONValue, json.loads(log.get_blob(str(value["$blob"])).decode("utf-8")))

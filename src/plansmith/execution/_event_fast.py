@@ -100,8 +100,8 @@ def step_succeeded(  # noqa: PLR0917 - the runner's hot path; keywords would cos
     tool: str,
     attempt: int,
     duration_ms: float,
-    outputs: JSONValue,
-    result: JSONValue,
+    outputs: Any,  # JSONValue, or what the event's field takes (see ``_emit.JSONish``)
+    result: Any,
 ) -> StepSucceeded:
     """``StepSucceeded(...)`` with every field given, made as ``step_started`` makes its event."""
     event = _NEW(StepSucceeded)

@@ -51,7 +51,7 @@ class ReplayInvoker:
 
 
 def _result(log: RunLog, value: object) -> ToolResult:
-    data = unpack(log, value)  # type: ignore[arg-type]
+    data = unpack(log, value)
     return ToolResult.from_dict(data if isinstance(data, dict) else {})
 
 

@@ -420,7 +420,8 @@ class Runner:
                 raise ToolCallError(
                     ErrorClass.EXTRACTION_ERROR, f"no output {ref.output!r} from {inner}"
                 )
-            return outputs[ref.output]
+            value: JSONValue = outputs[ref.output]
+            return value
 
         return resolve
 
