@@ -66,7 +66,7 @@ bench: $(STAMP)
 compiled: $(STAMP)
 	scripts/build-compiled
 
-test-compiled: compiled
+test-compiled: compiled $(LAB_STAMP)
 	scripts/test-compiled
 
 clean:

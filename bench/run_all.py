@@ -24,14 +24,23 @@ ORDER = [
 ]
 
 
+#: the compiled build (``make compiled``); when it is there, the executor's benchmark runs
+#: under it as well
+COMPILED = HERE.parent / ".venv-compiled" / "bin" / "python"
+
+
 def main() -> int:
     failed = 0
     for name in ORDER:
         script = HERE / name
         if not script.exists():
             continue
-        print(f"\n=== {name}", flush=True)
-        failed += subprocess.run([sys.executable, str(script)], check=False).returncode != 0
+        pythons = [sys.executable]
+        if name == "bench_executor.py" and COMPILED.exists():
+            pythons.append(str(COMPILED))
+        for python in pythons:
+            print(f"\n=== {name} ({python})", flush=True)
+            failed += subprocess.run([python, str(script)], check=False).returncode != 0
     return 1 if failed else 0
 
 

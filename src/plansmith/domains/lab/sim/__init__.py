@@ -18,6 +18,7 @@ from plansmith.domains.lab.sim._bio import (
 from plansmith.domains.lab.sim._labrun import LabRun, run_bio, run_pcr, run_plan
 from plansmith.domains.lab.sim._labservers import (
     LAB_PYTHON,
+    LAB_PYTHON_ENV,
     REPO_ROOT,
     SERVER_SCRIPT,
     lab_venv_problem,
@@ -50,6 +51,7 @@ __all__ = [
     "OUT_OF_TIPS",
     # the lab server's venv and role servers
     "LAB_PYTHON",
+    "LAB_PYTHON_ENV",
     "REPO_ROOT",
     "SERVER_SCRIPT",
     "lab_venv_problem",

@@ -10,6 +10,7 @@ log can be read after the last step (the robot exits when its last client goes).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,6 +22,7 @@ from plansmith.servers import ServerPool, ServersConfig, parse_servers
 __all__ = [
     "REPO_ROOT",
     "LAB_PYTHON",
+    "LAB_PYTHON_ENV",
     "ROLES",
     "lab_venv_problem",
     "require_lab_venv",
@@ -32,7 +34,10 @@ __all__ = [
 
 _LAB_DIR = Path(__file__).resolve().parents[1]
 REPO_ROOT = _LAB_DIR.parents[3]
-LAB_PYTHON = REPO_ROOT / ".venv-lab" / "bin" / "python"
+#: names the lab venv's python where there is no ``.venv-lab`` beside the sources (an
+#: installed plansmith: its package directory is not the source tree)
+LAB_PYTHON_ENV = "PLANSMITH_LAB_PYTHON"
+LAB_PYTHON = Path(os.environ.get(LAB_PYTHON_ENV) or REPO_ROOT / ".venv-lab" / "bin" / "python")
 SERVER_SCRIPT = _LAB_DIR / "server.py"
 ROLES = ("movement", "liquid", "modules")
 
@@ -61,7 +66,8 @@ def require_lab_venv(*, build: bool = False) -> None:
         raise ServerStartError(
             f"the lab server's virtual environment is not usable: {problem}",
             hint=f"build it with `make -C {REPO_ROOT} lab-venv` (python3.11 -m venv .venv-lab; "
-            "pip install opentrons==9.1.2 mcp==1.9.4 'pydantic<2.12'); see docs/lab.md",
+            "pip install opentrons==9.1.2 mcp==1.9.4 'pydantic<2.12'), or name its python"
+            f" in ${LAB_PYTHON_ENV}; see docs/lab.md",
         )
 
 
