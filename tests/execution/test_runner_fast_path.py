@@ -307,6 +307,27 @@ async def test_outputs_with_paths_that_are_not_simple_are_still_extracted() -> N
     assert outcome.outputs["s1"] == {"all": [1, 2], "second": 2}
 
 
+async def test_an_output_holding_a_tuple_reaches_the_step_that_refers_to_it() -> None:
+    # a tool invoker of the Python API may answer with tuples for arrays; the runner
+    # passes such a value on as it is, in the compiled build as in the sources
+    seen: list[dict[str, Any]] = []
+
+    async def answer(call: ToolCall) -> ToolResult:
+        seen.append(dict(call.arguments))
+        if call.tool == "work":
+            return ToolResult({"done": ("a", 1), "key": call.key}, "")
+        return ToolResult({"value": call.arguments["x"]}, "")
+
+    steps = [Step("s0", "work", ("i0",)), Step("s1", "finish", ("i0",), after=("s0",))]
+    log, state = h.start_run(h.bound(h.plan(steps)))
+    with anyio.fail_after(10):
+        outcome = await Runner(FakeInvoker(answer), log, state).run()
+    assert outcome.state == "succeeded", outcome.reason
+    assert seen[1] == {"x": ("a", 1)}
+    assert outcome.outputs["s0"] == {"done": ("a", 1), "key": "run-1/s0"}
+    assert outcome.outputs["s1"] == {"value": ("a", 1)}
+
+
 # -- the fast pieces against the plain ones ----------------------------------------------
 
 

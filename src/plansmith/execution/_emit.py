@@ -14,7 +14,7 @@ from plansmith.execution._invoker import ToolResult
 from plansmith.execution._log import DEFAULT_INLINE_LIMIT, RunLog
 from plansmith.model import JSONValue
 
-__all__ = ["Emitter", "utc_now", "iso_time"]
+__all__ = ["Emitter", "JSONish", "utc_now", "iso_time"]
 
 E = TypeVar("E", bound=Event)
 #: a JSON value, or one with tuples for arrays or subclasses of dict and list (written as

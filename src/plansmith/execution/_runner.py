@@ -42,7 +42,7 @@ from plansmith.binding import (
 )
 from plansmith.errors import ExecutionError, PlansmithError, ToolCallError
 from plansmith.execution._codec import bound_to_dict
-from plansmith.execution._emit import Emitter, utc_now
+from plansmith.execution._emit import Emitter, JSONish, utc_now
 from plansmith.execution._event_fast import step_started, step_succeeded, tool_call
 from plansmith.execution._events import (
     Event,
@@ -220,7 +220,7 @@ class Runner:
         states = self.state.states
         live = [s for s in self.state.bound.steps if states.get(s.id) is not StepState.DROPPED]
         run_id = self.state.run_id
-        static: dict[int, tuple[JSONValue, bool]] = {}  # by arguments object, this pass only
+        static: dict[int, tuple[JSONish, bool]] = {}  # by arguments object, this pass only
         self._steps = steps = {s.step.id: _Step(s, i, run_id, static) for i, s in enumerate(live)}
         for info in steps.values():
             for dep in info.after:
@@ -404,7 +404,7 @@ class Runner:
         return True
 
     def _resolve(self, bound: BoundStep) -> Callable[[Ref], JSONValue]:
-        def resolve(ref: Ref) -> JSONValue:
+        def resolve(ref: Ref) -> JSONish:  # a value as an output holds it (``JSONish``)
             if isinstance(ref, ParamRef):
                 return dict(bound.params)[ref.name]
             if isinstance(ref, EnvRef):
@@ -420,8 +420,7 @@ class Runner:
                 raise ToolCallError(
                     ErrorClass.EXTRACTION_ERROR, f"no output {ref.output!r} from {inner}"
                 )
-            value: JSONValue = outputs[ref.output]
-            return value
+            return outputs[ref.output]
 
         return resolve
 
@@ -608,7 +607,7 @@ class _Step:
         bound: BoundStep,
         position: int,
         run_id: str,
-        static: dict[int, tuple[JSONValue, bool]] | None = None,
+        static: dict[int, tuple[JSONish, bool]] | None = None,
     ) -> None:
         step = bound.step
         self.bound = bound
@@ -645,7 +644,7 @@ def _read_outputs(
     return known
 
 
-def _is_static(arguments: JSONValue, known: dict[int, tuple[JSONValue, bool]]) -> bool:
+def _is_static(arguments: JSONish, known: dict[int, tuple[JSONish, bool]]) -> bool:
     """Whether ``arguments`` hold no reference to render (no ``${``). ``known`` keeps the
     answers by the arguments' id, with the arguments (so that the id is no other's): the
     steps of a plan often share one arguments object."""
@@ -727,7 +726,7 @@ def _millis(seconds: float) -> float:
     return round(seconds * 1_000_000) / 1000
 
 
-def _holds_reference(value: JSONValue) -> bool:
+def _holds_reference(value: JSONish) -> bool:
     """Whether a string in ``value`` holds ``${`` (a reference that ``render`` replaces)."""
     if isinstance(value, str):
         return "${" in value
