@@ -4,8 +4,9 @@ CPython's full collections walk every tracked object of the process: the MCP SDK
 and pydantic's many thousands, the plan of each run, the bound plan, the events kept
 in memory. A run keeps a few objects alive per step, so full collections come often
 during a long run, and each one walks the whole heap again: a 20 000-step chain over
-a fake invoker cost 43 to 51 µs a step with the collector on against 14 µs with it off,
-and 18 µs with the heap frozen (measured, see docs/benchmarks.md, Executor).
+a fake invoker (``bench/bench_executor.py --long``) cost 21.6 to 22.4 µs a step of
+runner CPU with the heap as it is against 13.1 to 13.6 µs with it frozen (see
+docs/benchmarks.md, Executor).
 
 ``frozen_heap`` freezes the heap (``gc.freeze``) when the first run of the process
 starts, so that full collections during runs walk only what the runs made, and
