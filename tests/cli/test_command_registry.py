@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -36,3 +37,26 @@ def test_plansmith_plan_runs_without_importing_typer(tmp_path: object) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _help(*args: str) -> str:
+    env = {**os.environ, "COLUMNS": "300", "NO_COLOR": "1", "TERM": "dumb"}
+    out = subprocess.run(
+        [sys.executable, "-m", "plansmith", *args, "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    return out.stdout
+
+
+def test_help_prints_each_commands_text_whole_and_in_one_paragraph() -> None:
+    listing = _help()
+    # a docstring's line breaks do not break the sentence in the command list
+    assert "before anything runs: every problem is listed with its location." in listing
+    run = _help("run")
+    # square brackets are text, not markup that swallows them
+    assert "needs plansmith[postgres])" in run
+    assert "needs plansmith[dask])" in run
+    assert "Stops at awaiting approval (exit 6) unless --yes or the policy allows the plan." in run

@@ -49,6 +49,36 @@ def test_run_without_yes_stops_awaiting_approval_and_prints_plan_and_hash(tmp_pa
     assert "plansmith resume" in err
 
 
+def test_run_shows_the_plan_a_bar_of_the_steps_done_and_how_the_run_ended(
+    tmp_path: Path,
+) -> None:
+    inputs = eh.write_inputs(tmp_path, n=2)
+    code, out, err = invoke("run", *files(inputs), "--yes", "--home", str(tmp_path / "home"))
+    assert code == 0, err
+    assert out == ""  # the live view is on stderr
+    err = " ".join(err.split())  # as wrapped to the terminal's width
+    assert "plan sha256:" in err
+    assert ": 4 steps" in err
+    assert "4/4" in err  # the bar, at its end
+    assert "run succeeded" in err
+
+
+def test_a_bad_input_or_a_stop_for_approval_shows_no_progress_bar(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=1)
+    inputs.bindings.write_text("bindings: [")
+    code, _, err = invoke("run", *files(inputs), "--yes", "--home", str(tmp_path / "home"))
+    assert code == 2
+    assert err.startswith("error: ")
+    assert "bindings.yaml" in err
+    (tmp_path / "again").mkdir()
+    inputs = eh.write_inputs(tmp_path / "again", n=1)
+    code, _, err = invoke("run", *files(inputs), "--home", str(tmp_path / "home"))
+    assert code == 6
+    assert "plan hash: sha256:" in err
+    assert "0/2" not in err
+    assert "steps ━" not in err
+
+
 def test_read_only_policy_lets_a_read_plan_run_without_yes(tmp_path: Path) -> None:
     inputs = eh.write_inputs(tmp_path, n=1)
     code, _, err = invoke(
@@ -80,3 +110,30 @@ def test_bad_servers_file_is_a_typed_error(tmp_path: Path) -> None:
     code, _, err = invoke("check", *files(inputs))
     assert code == 2
     assert "servers.json:1" in err
+
+
+def test_reading_runs_from_a_home_with_no_run_log_says_where_it_looked_and_makes_nothing(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "mistyped"
+    for args in (("runs",), ("show", "r-1"), ("replay", "r-1"), ("resume", "r-1")):
+        code, out, err = invoke(*args, "--home", str(home))
+        assert code == 2, args
+        assert f"no run log at {home / 'runs.db'}" in err
+        assert "--home" in err  # the hint
+        assert out == ""
+    code, _, err = invoke("runs", "--log", str(tmp_path / "other.db"))
+    assert code == 2
+    assert "other.db" in err
+    assert not home.exists()
+    assert not (tmp_path / "other.db").exists()
+
+
+def test_runs_in_an_empty_run_log_says_there_are_none(tmp_path: Path) -> None:
+    from plansmith.execution import SqliteRunLog
+
+    SqliteRunLog(tmp_path / "home" / "runs.db").close()
+    code, out, err = invoke("runs", "--home", str(tmp_path / "home"))
+    assert code == 0
+    assert out == ""
+    assert "no runs in the run log yet" in err

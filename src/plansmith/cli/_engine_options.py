@@ -64,8 +64,21 @@ def open_engine(
     executor: str = "local",
     scheduler: str | None = None,
     lease_ttl: float = 30.0,
+    existing: bool = False,
 ) -> Engine:
-    """The engine these options describe (see ``plansmith.engine.open_engine``)."""
+    """The engine these options describe (see ``plansmith.engine.open_engine``). With
+    ``existing`` (the commands that read runs), a SQLite run log must be there already:
+    a mistyped ``--home`` is an error, not a new, empty log."""
     from plansmith.engine import open_engine as open_
 
+    if existing and not shares_log(log):
+        path = Path(log) if log else home / "runs.db"
+        if not path.is_file():
+            from plansmith.errors import InputError
+
+            raise InputError(
+                f"no run log at {path}",
+                hint="runs are kept where `plansmith run` kept them: pass its --home"
+                " (or PLANSMITH_HOME), or --log",
+            )
     return open_(home, log=log, executor=executor, scheduler=scheduler, lease_ttl=lease_ttl)

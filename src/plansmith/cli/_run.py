@@ -59,6 +59,11 @@ class _LiveView:
         )
         self.task = self.progress.add_task("steps", total=None)
         self.in_flight: set[str] = set()
+        self.started = False  # the bar shows once a step starts: not for a bad input
+
+    def stop(self) -> None:
+        if self.started:
+            self.progress.stop()
 
     def __call__(self, event: object) -> None:
         from plansmith.execution import (
@@ -77,6 +82,9 @@ class _LiveView:
             p.update(self.task, total=total)
             self.console.print(f"plan {event.plan_hash}: {total} steps")
         elif isinstance(event, StepStarted):
+            if not self.started:
+                self.started = True
+                p.start()
             self.in_flight.add(f"{event.step} {event.call}")
         elif isinstance(event, StepSucceeded | StepFailed):
             self.in_flight = {s for s in self.in_flight if not s.startswith(event.step + " ")}
@@ -120,8 +128,10 @@ def _drive(as_json: bool, go: Callable[[Callable[[object], None]], object]) -> o
     if as_json:
         return go(_json_line)
     view = _LiveView(Console(stderr=True))
-    with view.progress:
+    try:
         return go(view)
+    finally:
+        view.stop()
 
 
 def _print_plan(engine: Engine, run_id: str) -> None:
@@ -212,7 +222,14 @@ def resume_command(
     lease_ttl: LeaseTtlOpt = 30.0,
 ) -> None:
     """Continue a run after a crash or an approval: finished steps are not called again."""
-    engine = open_engine(home, log=log, executor=executor, scheduler=scheduler, lease_ttl=lease_ttl)
+    engine = open_engine(
+        home,
+        log=log,
+        executor=executor,
+        scheduler=scheduler,
+        lease_ttl=lease_ttl,
+        existing=True,
+    )
 
     def go(sink: Callable[[object], None]) -> object:
         async def main() -> object:
@@ -237,7 +254,7 @@ def replay_command(
     log: LogOpt = None,
 ) -> None:
     """Re-run a recorded run offline against its recorded outputs; prints its events."""
-    engine = open_engine(home, log=log)
+    engine = open_engine(home, log=log, existing=True)
     try:
         anyio.run(lambda: engine.replay(run_id, subscribe=_json_line))
     finally:
@@ -250,14 +267,21 @@ def runs_command(home: HomeOpt = Path(".plansmith"), log: LogOpt = None) -> None
     """List the runs in the run log."""
     from plansmith.execution import fold
 
-    engine = open_engine(home, log=log)
+    engine = open_engine(home, log=log, existing=True)
     table = Table("run", "created", "state", "steps done")
-    for info in engine.log.runs():
-        state = fold(info.run_id, engine.log.events(info.run_id))
-        status = state.finished or ("awaiting approval" if state.approved is None else "unfinished")
-        table.add_row(info.run_id, info.created, status, str(len(state.order)))
-    engine.close()
-    Console().print(table)
+    try:
+        for info in engine.log.runs():
+            state = fold(info.run_id, engine.log.events(info.run_id))
+            status = state.finished or (
+                "awaiting approval" if state.approved is None else "unfinished"
+            )
+            table.add_row(info.run_id, info.created, status, str(len(state.order)))
+    finally:
+        engine.close()
+    if table.row_count:
+        Console().print(table)
+    else:
+        typer.echo("no runs in the run log yet", err=True)
 
 
 @app.command("show")
@@ -270,7 +294,7 @@ def show_command(
     """What ran, timings, outputs, failures and replans of one run."""
     from plansmith.execution import Replanned, RunFinished, StepFailed, StepRetrying, StepSucceeded
 
-    engine = open_engine(home, log=log)
+    engine = open_engine(home, log=log, existing=True)
     events = engine.log.events(run_id)
     engine.close()
     console = Console()
