@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import socket
+import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -60,39 +61,39 @@ async def test_stdio_client_plans_approves_runs_and_reports(tmp_path: Path) -> N
             await _whole_flow(client)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-async def _wait_for_port(port: int, proc: subprocess.Popen[bytes]) -> None:
+async def _start_http(args: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """``plansmith mcp ARGS --transport http --port 0`` and the URL it says it serves on
+    (printed once its socket listens)."""
+    proc = subprocess.Popen(
+        [sys.executable, *args, "--transport", "http", "--port", "0"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
     with anyio.fail_after(60):
-        while True:
-            assert proc.poll() is None, "plansmith mcp exited"
-            try:
-                stream = await anyio.connect_tcp("127.0.0.1", port)
-            except OSError:
-                await anyio.sleep(0.05)
-                continue
-            await stream.aclose()
-            return
+        line = await anyio.to_thread.run_sync(proc.stderr.readline, abandon_on_cancel=True)
+    match = re.fullmatch(r"plansmith mcp: (http://127\.0\.0\.1:\d+/mcp) \(.*\n", line)
+    assert match, (line, proc.poll())
+    stream = proc.stderr
+
+    def drain() -> None:  # keep the pipe drained, and close it at its end
+        with stream:
+            stream.read()
+
+    threading.Thread(target=drain, daemon=True).start()
+    return proc, match.group(1)
 
 
 async def test_http_client_plans_approves_runs_and_reports(tmp_path: Path) -> None:
     from mcp import Client
 
-    port = _free_port()
     fh.write_domain(tmp_path / "domains")
     config = tmp_path / "plansmith.yaml"
     config.write_text(f"domains: [domains]\nhome: {tmp_path / 'home'}\nmax_runs: 4\n")
-    args = ["-c", MAIN, "mcp", "--config", str(config), "--transport", "http", "--port", str(port)]
-    proc = subprocess.Popen([sys.executable, *args], stderr=subprocess.DEVNULL)
+    proc, url = await _start_http(["-c", MAIN, "mcp", "--config", str(config)])
     try:
-        await _wait_for_port(port, proc)
         with anyio.fail_after(180):
-            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as client:
+            async with Client(url, read_timeout_seconds=120) as client:
                 await client.list_tools()
                 await _whole_flow(client)
     finally:
@@ -180,7 +181,6 @@ async def test_stopping_the_http_server_cancels_its_runs_and_stops_their_tool_se
 ) -> None:
     from mcp import Client
 
-    port = _free_port()
     fh.write_domain(tmp_path / "domains")
     pid_file = tmp_path / "counter.pid"
     _set_server(
@@ -190,12 +190,10 @@ async def test_stopping_the_http_server_cancels_its_runs_and_stops_their_tool_se
     )  # fmt: skip
     config = tmp_path / "plansmith.yaml"
     config.write_text(f"domains: [domains]\nhome: {tmp_path / 'home'}\n")
-    args = ["-c", MAIN, "mcp", "--config", str(config), "--transport", "http", "--port", str(port)]
-    proc = subprocess.Popen([sys.executable, *args], stderr=subprocess.DEVNULL)
+    proc, url = await _start_http(["-c", MAIN, "mcp", "--config", str(config)])
     try:
-        await _wait_for_port(port, proc)
         with anyio.fail_after(180):
-            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as client:
+            async with Client(url, read_timeout_seconds=120) as client:
                 _, run_id = await fh.plan_approve_run(client, goal=["archived(d1)"])
                 await _until(lambda s: s["done"] == 2 and s["in_flight"], client, run_id)
                 counter = int(pid_file.read_text())

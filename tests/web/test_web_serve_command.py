@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -28,35 +29,38 @@ def test_missing_files_and_folders_are_input_errors(tmp_path: Path) -> None:
         assert "nope" in result.output
 
 
-def test_serve_answers_on_loopback_with_the_token(tmp_path: Path) -> None:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+def test_serve_prints_the_url_it_answers_on_loopback_with_the_token(tmp_path: Path) -> None:
     domains = write_domains(tmp_path)
     code = "import plansmith.cli._serve; from plansmith.cli import app; app()"
-    args = ["serve", "--port", str(port), "--domains", str(domains), "--token", "t0k"]
+    args = ["serve", "--port", "0", "--domains", str(domains), "--token", "t0k"]
     proc = subprocess.Popen(
         [sys.executable, "-c", code, *args, "--home", str(tmp_path / "home")],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:  # a condition with a deadline, polled
-            try:
-                response = httpx.get(
-                    f"http://127.0.0.1:{port}/api/domains", headers={"Authorization": "Bearer t0k"}
-                )
-                break
-            except httpx.ConnectError:
-                assert proc.poll() is None, proc.communicate()[1]
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
+        assert proc.stderr is not None
+        line = proc.stderr.readline()  # printed once the socket listens
+        match = re.fullmatch(r"plansmith serve: (http://127\.0\.0\.1:(\d+)/) \(runs in .*\n", line)
+        assert match, line
+        url = match.group(1)
+        assert match.group(2) != "0"  # the port the system chose
+        response = httpx.get(f"{url}api/domains", headers={"Authorization": "Bearer t0k"})
         assert response.status_code == 200
         assert response.json()[0]["name"] == "docs"
-        assert httpx.get(f"http://127.0.0.1:{port}/api/domains").status_code == 401
+        assert httpx.get(f"{url}api/domains").status_code == 401
     finally:
         proc.terminate()
         proc.communicate(timeout=30)
+
+
+def test_a_port_in_use_is_an_input_error_with_a_hint(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--port", str(port), "--home", str(tmp_path)])
+    assert result.exit_code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.output
+    assert "--port" in result.output

@@ -20,6 +20,7 @@ from plansmith.cli._engine_options import (
     open_engine,
     shares_log,
 )
+from plansmith.cli._listen import listen, url_of
 from plansmith.errors import InputError, Location
 
 __all__: list[str] = []
@@ -111,7 +112,7 @@ def mcp_command(
         sources_from_specs,
     )
     from plansmith.execution import ApprovalPolicy
-    from plansmith.servers import build_face_server
+    from plansmith.servers import build_face_server, serve_face_http
 
     conf = _config(config)
     base = config.parent if config is not None else Path.cwd()
@@ -157,7 +158,12 @@ def mcp_command(
     )
     try:
         if transport == "http":
-            server.run("streamable-http", host=host, port=port)
+            listening = listen(host, port)
+            typer.echo(
+                f"plansmith mcp: {url_of(listening, '/mcp')} (streamable HTTP; Ctrl-C stops)",
+                err=True,
+            )
+            serve_face_http(server, listening, host)
         else:
             server.run()
     finally:

@@ -12,6 +12,7 @@ import typer
 from plansmith.cli._app import app, guarded
 from plansmith.cli._check import HomeOpt
 from plansmith.cli._engine_options import ExecutorOpt, LeaseTtlOpt, LogOpt, SchedulerOpt
+from plansmith.cli._listen import listen, url_of
 from plansmith.errors import InputError
 
 __all__: list[str] = []
@@ -75,11 +76,15 @@ def serve_command(
         scheduler=scheduler,
         lease_ttl=lease_ttl,
     )
+    listening = listen(host, port)
+    typer.echo(
+        f"plansmith serve: {url_of(listening)} (runs in {home}; Ctrl-C stops)",
+        err=True,
+    )
     # Event streams of unfinished runs stay open: give them 3 s to end on Ctrl-C.
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(settings),
-        host=host,
-        port=port,
         log_level="warning",
         timeout_graceful_shutdown=3,
     )
+    uvicorn.Server(config).run(sockets=[listening])

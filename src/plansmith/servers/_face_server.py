@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -47,7 +48,7 @@ from plansmith.servers._face_translate import (
     via_openai,
 )
 
-__all__ = ["build_face_server"]
+__all__ = ["build_face_server", "serve_face_http"]
 
 T = TypeVar("T")
 Translator = Literal["auto", "offline", "sampling", "openai"]
@@ -310,3 +311,14 @@ def _resources(server: MCPServer, service: PlansmithService) -> None:
     def run_resource(run_id: str, ctx: Context) -> str:
         owner = owner_of(ctx.headers)
         return read(lambda: service.get_run_report(run_id, owner=owner).report)
+
+
+def serve_face_http(server: MCPServer, sock: socket.socket, host: str) -> None:
+    """Serve ``server`` over streamable HTTP at ``/mcp`` on ``sock`` (bound to ``host``
+    and listening) until interrupted: what ``server.run("streamable-http")`` does, on a
+    socket the caller opened, so that it can say where it listens before it starts."""
+    import uvicorn  # noqa: PLC0415 - only the HTTP transport needs it
+
+    app = server.streamable_http_app(host=host)  # DNS-rebinding checks as for run()
+    config = uvicorn.Config(app, log_level=server.settings.log_level.lower())
+    uvicorn.Server(config).run(sockets=[sock])
