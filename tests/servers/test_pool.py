@@ -50,6 +50,27 @@ async def test_server_that_dies_at_start_up_gives_a_typed_error(tmp_path: Path) 
                 await pool.start()
     assert "dying at start-up" in (tmp_path / "err.log").read_text()
     assert "bad" in info.value.message
+    assert info.value.hint == "run the server's command by hand to see its error output"
+
+
+async def test_an_http_server_that_is_not_up_is_named_without_its_secrets(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port on which nothing listens
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://user:s3cret@127.0.0.1:{port}/mcp?token=s3cret"
+    config = sh.servers(HttpServer("web", url), sh.stdio("bad", COUNTER_DIE_AT_START="1"))
+    with (tmp_path / "err.log").open("w") as log:
+        async with ServerPool(config, errlog=log) as pool:
+            with anyio.fail_after(60), pytest.raises(ServerStartError) as info:
+                await pool.start()
+    message = str(info.value)
+    assert "web: " in message
+    assert "bad: " in message
+    assert f"check that http://127.0.0.1:{port}/mcp is up" in info.value.hint
+    assert "by hand" in info.value.hint
+    assert "s3cret" not in message
 
 
 async def test_stdio_server_killed_mid_call_is_restarted(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from types import MappingProxyType, TracebackType
 from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2
@@ -176,7 +177,7 @@ class ServerPool:
             raise ServerStartError(
                 f"server(s) did not start: {lines}",
                 location=first.loc if first is not None else None,
-                hint="run the server's command by hand to see its error output",
+                hint=_start_hint([self.config.get(n) for n, _ in failed]),
             )
         return self.catalog()
 
@@ -369,6 +370,20 @@ def _stderr() -> TextIO:
     except (AttributeError, OSError, ValueError):
         return sys.__stderr__ or sys.stderr
     return sys.stderr
+
+
+def _start_hint(configs: list[ServerConfig | None]) -> str:
+    """What to do about servers that did not start, by their kind."""
+    hints: list[str] = []
+    for config in configs:
+        if isinstance(config, StdioServer):
+            hints.append("run the server's command by hand to see its error output")
+        elif isinstance(config, HttpServer):
+            parts = urlsplit(config.url)  # no user, password or query: they may be secret
+            host = parts.netloc.rpartition("@")[2]
+            site = f"{parts.scheme}://{host}{parts.path}"
+            hints.append(f"check that {site} is up and serves MCP over streamable HTTP")
+    return "; ".join(dict.fromkeys(hints)) or "see the error of each server"
 
 
 def _describe(error: BaseException | None) -> str:
