@@ -50,7 +50,18 @@ async def test_server_that_dies_at_start_up_gives_a_typed_error(tmp_path: Path) 
                 await pool.start()
     assert "dying at start-up" in (tmp_path / "err.log").read_text()
     assert "bad" in info.value.message
-    assert info.value.hint == "run the server's command by hand to see its error output"
+    assert info.value.hint == f"see its error output in {tmp_path / 'err.log'}"
+
+
+async def test_a_stdio_server_whose_output_went_to_the_terminal_is_to_be_run_by_hand(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    config = sh.servers(sh.stdio("bad", COUNTER_DIE_AT_START="1"))
+    async with ServerPool(config) as pool:
+        with anyio.fail_after(60), pytest.raises(ServerStartError) as info:
+            await pool.start()
+    assert "dying at start-up" in capfd.readouterr().err
+    assert info.value.hint == "see its error output above (on stderr), or run its command by hand"
 
 
 async def test_an_http_server_that_is_not_up_is_named_without_its_secrets(tmp_path: Path) -> None:
@@ -69,7 +80,7 @@ async def test_an_http_server_that_is_not_up_is_named_without_its_secrets(tmp_pa
     assert "web: " in message
     assert "bad: " in message
     assert f"check that http://127.0.0.1:{port}/mcp is up" in info.value.hint
-    assert "by hand" in info.value.hint
+    assert str(tmp_path / "err.log") in info.value.hint
     assert "s3cret" not in message
 
 

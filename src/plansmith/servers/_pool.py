@@ -177,7 +177,7 @@ class ServerPool:
             raise ServerStartError(
                 f"server(s) did not start: {lines}",
                 location=first.loc if first is not None else None,
-                hint=_start_hint([self.config.get(n) for n, _ in failed]),
+                hint=_start_hint([self.config.get(n) for n, _ in failed], self.errlog),
             )
         return self.catalog()
 
@@ -372,12 +372,18 @@ def _stderr() -> TextIO:
     return sys.stderr
 
 
-def _start_hint(configs: list[ServerConfig | None]) -> str:
-    """What to do about servers that did not start, by their kind."""
+def _start_hint(configs: list[ServerConfig | None], errlog: TextIO | None) -> str:
+    """What to do about servers that did not start, by their kind; a stdio server's
+    error output is in ``errlog`` when that is a file (the run's servers.log)."""
     hints: list[str] = []
+    logged = getattr(errlog, "name", None)
     for config in configs:
         if isinstance(config, StdioServer):
-            hints.append("run the server's command by hand to see its error output")
+            hints.append(
+                f"see its error output in {logged}"
+                if isinstance(logged, str) and not logged.startswith("<")
+                else "see its error output above (on stderr), or run its command by hand"
+            )
         elif isinstance(config, HttpServer):
             parts = urlsplit(config.url)  # no user, password or query: they may be secret
             host = parts.netloc.rpartition("@")[2]
