@@ -37,6 +37,17 @@ def test_demo_lab_prep_still_plans_the_shipped_example() -> None:
     assert "plan validated" in result.output
 
 
+def test_demo_of_an_example_prints_its_explanation_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    result = CliRunner().invoke(app, ["demo", "doc-pipeline"])
+    assert result.exit_code == 0, result.output
+    # bracketed text is shown, not read as a style tag and dropped
+    assert "s1 summarise(notes)  [cost 1, read]" in result.output
+    assert "s3 index(notes)  [cost 1, write]" in result.output
+
+
 def test_demo_lab_rejects_a_bad_sample_count(tmp_path: Path) -> None:
     if SKIP_REASON is not None:
         pytest.skip(SKIP_REASON)

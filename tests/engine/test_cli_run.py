@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import _engine_helpers as eh
+import pytest
 
 import plansmith.cli._check
 import plansmith.cli._run  # noqa: F401  (registers the commands on the app)
@@ -137,3 +138,25 @@ def test_runs_in_an_empty_run_log_says_there_are_none(tmp_path: Path) -> None:
     assert code == 0
     assert out == ""
     assert "no runs in the run log yet" in err
+
+
+def test_a_tool_message_with_brackets_is_printed_as_it_is_not_read_as_markup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "300")  # the table's cells unwrapped
+    message = "no file [/data/x] (needs plansmith[postgres])"
+    bindings = eh.BINDINGS.replace(
+        'tool: echo\n    arguments: {x: "${summarise(d).done}"}',
+        f'tool: refuse\n    arguments: {{reason: "{message}"}}',
+    )
+    assert "refuse" in bindings
+    inputs = eh.write_inputs(tmp_path, n=1, bindings=bindings)
+    home = ["--home", str(tmp_path / "home")]
+    code, _, err = invoke("run", *files(inputs), "--yes", *home)
+    assert code == 5, err  # the run failed; the view did not
+    assert message in " ".join(err.split())
+    code, out, err = invoke("runs", *home)
+    run_id = next(line.split()[1] for line in out.splitlines() if "r-" in line)
+    code, out, err = invoke("show", run_id, *home)
+    assert code == 0, err
+    assert message in " ".join(out.split())

@@ -11,6 +11,7 @@ import _exec_helpers as h
 import anyio
 import pytest
 
+from plansmith.errors import ExecutionError
 from plansmith.execution import Event, FakeInvoker, Runner, SqliteRunLog, ToolCall, ToolResult
 
 pytestmark = pytest.mark.anyio
@@ -145,3 +146,57 @@ async def test_a_view_hears_of_a_steps_start_before_its_call(tmp_path: Path) -> 
     log.close()
     assert len(started) == 6
     assert unheard == []
+
+
+async def test_a_view_that_raises_is_dropped_and_the_run_and_other_views_go_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    log, state = h.start_run(h.bound(h.chain(4)), SqliteRunLog(tmp_path / "runs.db"))
+    runner = Runner(FakeInvoker(_answer), log, state)
+    broken: list[int] = []
+    heard: list[str] = []
+
+    def broken_view(event: Event) -> None:
+        broken.append(event.seq)
+        if event.type == "StepSucceeded":
+            raise ValueError("closing tag '[/x]' doesn't match any open tag")
+
+    runner.emitter.subscribe(broken_view)
+    runner.emitter.subscribe(lambda event: heard.append(event.type))
+    with anyio.fail_after(20), caplog.at_level("WARNING", logger="plansmith.execution"):
+        outcome = await runner.run()
+    log.close()
+    assert outcome.state == "succeeded"
+    assert heard.count("StepSucceeded") == 4
+    assert heard[-1] == "RunFinished"
+    last = broken[-1]
+    assert all(seq <= last for seq in broken)  # not called after it raised
+    assert len(broken) < len(heard)
+    assert "no longer hears of them" in caplog.text
+    assert "ValueError" in caplog.text  # the traceback, for a bug report
+
+
+async def test_a_view_that_raises_a_plansmith_error_stops_the_run(tmp_path: Path) -> None:
+    log, state = h.start_run(h.bound(h.chain(3)), SqliteRunLog(tmp_path / "runs.db"))
+    calls: list[str] = []
+
+    async def handler(call: ToolCall) -> ToolResult:
+        calls.append(call.step)
+        return await _answer(call)
+
+    runner = Runner(FakeInvoker(handler), log, state)
+
+    def guard(event: Event) -> None:
+        if event.type == "StepSucceeded":
+            raise ExecutionError("stop here", hint="a deliberate stop")
+
+    runner.emitter.subscribe(guard)
+    stopped: list[Exception] = []
+    with anyio.fail_after(20):
+        try:
+            await runner.run()
+        except* ExecutionError as group:
+            stopped.extend(group.exceptions)
+    log.close()
+    assert [str(e).splitlines()[0] for e in stopped] == ["stop here"]
+    assert len(calls) < 3  # the chain did not go on

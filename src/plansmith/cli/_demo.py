@@ -100,8 +100,10 @@ def demo_command(
 def _plan_example(example: str) -> None:
     """Plan a shipped example, validate the plan, and show it as a table, layers and Mermaid."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text
 
     from plansmith.formats import load_domain, load_problem, render_mermaid
     from plansmith.planning import PlanOptions, explain, plan, validate
@@ -117,13 +119,14 @@ def _plan_example(example: str) -> None:
     elapsed_ms = (time.perf_counter() - started) * 1000
     validate(result, problem)
 
-    console.rule(f"[bold]plansmith demo: {problem.domain.name} / {problem.name}")
-    console.print(f"goal: {', '.join(str(g) for g in problem.goal) or '(tasks)'}")
+    console.rule(f"[bold]plansmith demo: {escape(problem.domain.name)} / {escape(problem.name)}")
+    console.print(escape(f"goal: {', '.join(str(g) for g in problem.goal) or '(tasks)'}"))
     table = Table(title=f"plan {result.hash[:19]}…  cost {result.cost}  ({elapsed_ms:.1f} ms)")
     for column in ("step", "action", "after", "tier", "cost"):
         table.add_column(column)
     for step in result.steps:
-        table.add_row(step.id, str(step), ", ".join(step.after) or "-", step.tier, str(step.cost))
+        cells = (step.id, str(step), ", ".join(step.after) or "-", step.tier, str(step.cost))
+        table.add_row(*(escape(cell) for cell in cells))
     console.print(table)
     layers = _layers(result)
     console.print(
@@ -131,7 +134,8 @@ def _plan_example(example: str) -> None:
         "(steps in one layer are independent and may run in parallel):"
     )
     for number, layer in enumerate(layers, 1):
-        console.print(f"  {number}: {'  '.join(layer)}")
-    console.print(Panel(render_mermaid(result), title="Mermaid", expand=False))
-    console.print(Panel(explain(result, problem).rstrip(), title="Why each step", expand=False))
+        console.print(escape(f"  {number}: {'  '.join(layer)}"))
+    console.print(Panel(Text(render_mermaid(result)), title="Mermaid", expand=False))
+    why = Text(explain(result, problem).rstrip())
+    console.print(Panel(why, title="Why each step", expand=False))
     console.print("[green]plan validated:[/green] every linear order of the DAG reaches the goal.")

@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 from plansmith.domains import bio
@@ -78,7 +79,8 @@ class _StepsView:
             table.add_column(column)
         for sid, call, tool, state, ms in self.rows.values():
             style = _STYLE.get(state, "")
-            table.add_row(sid, call, tool, f"[{style}]{state}[/]" if style else state, ms)
+            shown = f"[{style}]{state}[/]" if style else state
+            table.add_row(escape(sid), escape(call), escape(tool), shown, ms)
         return table
 
 
@@ -145,20 +147,22 @@ def _summary(console: Console, outcome: RunOutcome, view: _StepsView, report: Pa
     searches = {"make_blast_db", "search_blast", "search_biopython"}
     pairs = overlapping_steps(view.events, {"gc_content", "find_orfs", *searches})
     nearest = [ln for ln in report.read_text(encoding="utf-8").splitlines() if "Nearest" in ln]
-    console.print(f"\n[bold]report:[/bold] {report}")
+    console.print(f"\n[bold]report:[/bold] {escape(str(report))}")
     console.print(f"  GC content of the gene: {float(gc.get('gc_percent', 0.0)):.2f} %")
     console.print(f"  ORFs of at least 150 nt: {orfs.get('count')}")
     console.print(
-        f"  top hit: {hit.get('top_subject')} at {hit.get('top_identity')} % identity "
-        f"(search backend {hit.get('backend')})"
+        escape(
+            f"  top hit: {hit.get('top_subject')} at {hit.get('top_identity')} % identity "
+            f"(search backend {hit.get('backend')})"
+        )
     )
-    console.print(f"  tree ({tree.get('backend')}): {str(tree.get('newick', '')).strip()}")
-    console.print(f"  {nearest[0] if nearest else 'the query is not in the tree'}")
-    console.print(f"  picture: {report.with_suffix('.tree.svg')}")
+    console.print(escape(f"  tree ({tree.get('backend')}): {str(tree.get('newick', '')).strip()}"))
+    console.print(escape(f"  {nearest[0] if nearest else 'the query is not in the tree'}"))
+    console.print(escape(f"  picture: {report.with_suffix('.tree.svg')}"))
     shown = ", ".join(f"{a} ∥ {b}" for a, b in pairs) or "none"
-    console.print(f"  overlapped in the run (start/end event order): {shown}")
+    console.print(f"  overlapped in the run (start/end event order): {escape(shown)}")
     for note in view.notes or ["no step failed; no replan"]:
-        console.print(f"  {note}")
+        console.print(f"  {escape(note)}")
 
 
 def run_bio_demo(console: Console, out_dir: Path | None, *, blast_fails: bool = False) -> Path:

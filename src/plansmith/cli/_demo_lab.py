@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -41,7 +42,7 @@ def _show_plan(console: Console, plan: Plan, planned_ms: float) -> None:
     table.add_column("action")
     table.add_column("steps", justify="right")
     for action, n in counts.most_common():
-        table.add_row(action, str(n))
+        table.add_row(escape(action), str(n))
     console.print(table)
     console.print(f"[bold]{len(plan.steps)} steps in {plan_layers(plan)} layers[/bold]")
 
@@ -95,9 +96,9 @@ def run_bio_opentrons_demo(
     )
     console.print("[bold]names mapped to the Flex:[/bold]")
     for line in run.mappings:
-        console.print(f"  {line}")
+        console.print(f"  {escape(line)}")
     for note in run.replan_notes:
-        console.print(f"[yellow]replan:[/yellow] {note}")
+        console.print(f"[yellow]replan:[/yellow] {escape(note)}")
     _report(console, run, home)
     return run.stats.state == "succeeded"
 
@@ -119,10 +120,11 @@ def _with_progress(
 
     def on_event(event: Event) -> None:
         if isinstance(event, StepSucceeded):
-            progress.update(task, advance=1, description=f"{event.server}: {event.action}")
+            progress.update(task, advance=1, description=escape(f"{event.server}: {event.action}"))
         elif isinstance(event, StepFailed):
             progress.console.print(
-                f"[red]failed[/red] {event.step} {event.action}: {event.message}"
+                f"[red]failed[/red] {escape(event.step)} {escape(event.action)}: "
+                f"{escape(event.message)}"
             )
         elif isinstance(event, Replanned):
             steps = event.bound.get("steps") if isinstance(event.bound, dict) else None
@@ -141,7 +143,7 @@ def _report(console: Console, run: LabRun, home: Path) -> None:
     colour = "green" if stats.state == "succeeded" else "red"
     console.print(
         f"[{colour}]run {run_id} {stats.state}[/{colour}]"
-        + (f": {stats.reason}" if stats.reason else "")
+        + (f": {escape(stats.reason)}" if stats.reason else "")
     )
     table = Table(title="steps per server")
     table.add_column("server")
@@ -154,7 +156,7 @@ def _report(console: Console, run: LabRun, home: Path) -> None:
         f"actions/s[/bold]; failed steps: {len(stats.failed)}; replans: {len(stats.replans)}"
     )
     for line in stats.replans:
-        console.print(f"  replan: {line}")
+        console.print(f"  replan: {escape(line)}")
     console.print(f"simulator commands (get_run_log): [bold]{stats.commands}[/bold]")
     console.print(
         f"Watch runs in a browser: [bold]plansmith serve --home {home}[/bold] "

@@ -36,6 +36,8 @@ class _View:
         self.task = self.progress.add_task("planning", total=None)
 
     def __call__(self, event: Any) -> None:
+        from rich.markup import escape
+
         from plansmith.execution import PlanReady, StepFailed, StepSucceeded
 
         p = self.progress
@@ -44,7 +46,7 @@ class _View:
             p.update(self.task, total=len(steps), description="researching")
         elif isinstance(event, StepSucceeded | StepFailed):
             p.advance(self.task)
-            p.update(self.task, description=event.call)
+            p.update(self.task, description=escape(event.call))
 
 
 @app.command("research")
@@ -133,9 +135,13 @@ def research_command(
         sys.stdout.write(report.markdown)
     where = home / "runs" / status.run_id
     limited = "coverage limited" if status.coverage_limited else "full coverage"
+    from rich.markup import escape
+
     view.console.print(
-        f"research {status.run_id}: {status.state}, {status.searches} searches, {limited}; "
-        f"trace: {where / 'research.json'}"
+        escape(
+            f"research {status.run_id}: {status.state}, {status.searches} searches, {limited}; "
+            f"trace: {where / 'research.json'}"
+        )
     )
     if status.state != "succeeded":
         raise ExecutionError(

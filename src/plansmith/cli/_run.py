@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import anyio
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -92,28 +93,28 @@ class _LiveView:
                 p.advance(self.task)
             else:
                 self.console.print(
-                    f"[red]failed[/] {event.step} {event.action}: "
-                    f"{event.error_class}: {event.message}"
+                    f"[red]failed[/] {escape(event.step)} {escape(event.action)}: "
+                    f"{escape(event.error_class)}: {escape(event.message)}"
                 )
         elif isinstance(event, StepRetrying):
             self.console.print(
-                f"[yellow]retry[/] {event.step} attempt {event.attempt}: "
-                f"{event.error_class}: {event.message}"
+                f"[yellow]retry[/] {escape(event.step)} attempt {event.attempt}: "
+                f"{escape(event.error_class)}: {escape(event.message)}"
             )
         elif isinstance(event, Replanned):
             steps = len(event.bound.get("steps") or [])  # type: ignore[arg-type]
             self.console.print(
-                f"[cyan]replanned[/] without {', '.join(event.failed)}: {steps} new steps"
+                f"[cyan]replanned[/] without {escape(', '.join(event.failed))}: {steps} new steps"
             )
             total = int(p.tasks[0].completed) + steps
             p.update(self.task, total=total)
         elif isinstance(event, RunFinished):
             color = "green" if event.state == "succeeded" else "red"
-            reason = f": {event.reason}" if event.reason else ""
+            reason = f": {escape(event.reason)}" if event.reason else ""
             self.console.print(f"[{color}]run {event.state}[/]{reason}")
         flight = ", ".join(sorted(self.in_flight)[:4])
         more = f" +{len(self.in_flight) - 4}" if len(self.in_flight) > 4 else ""
-        p.update(self.task, description=f"steps [dim]{flight}{more}[/]")
+        p.update(self.task, description=f"steps [dim]{escape(flight)}{more}[/]")
 
 
 def _json_line(event: object) -> None:
@@ -275,7 +276,7 @@ def runs_command(home: HomeOpt = Path(".plansmith"), log: LogOpt = None) -> None
             status = state.finished or (
                 "awaiting approval" if state.approved is None else "unfinished"
             )
-            table.add_row(info.run_id, info.created, status, str(len(state.order)))
+            table.add_row(escape(info.run_id), info.created, status, str(len(state.order)))
     finally:
         engine.close()
     if table.row_count:
@@ -305,33 +306,37 @@ def show_command(
             short = outputs if len(outputs) < 60 else outputs[:57] + "..."
             call = e.call
             table.add_row(
-                e.step, call, f"{e.server}/{e.tool}", str(e.attempt), f"{e.duration_ms:.1f}", short
+                *_cells(e.step, call, f"{e.server}/{e.tool}", str(e.attempt)),
+                f"{e.duration_ms:.1f}",
+                escape(short),
             )
         elif isinstance(e, StepFailed):
             call = e.call
             table.add_row(
-                e.step,
-                call,
-                f"{e.server}/{e.tool}",
-                str(e.attempt),
+                *_cells(e.step, call, f"{e.server}/{e.tool}", str(e.attempt)),
                 f"{e.duration_ms:.1f}",
-                f"[red]{e.error_class}[/]: {e.message}",
+                f"[red]{escape(e.error_class)}[/]: {escape(e.message)}",
             )
         elif isinstance(e, StepRetrying):
             table.add_row(
-                e.step,
-                e.action,
-                f"{e.server}/{e.tool}",
-                str(e.attempt),
+                *_cells(e.step, e.action, f"{e.server}/{e.tool}", str(e.attempt)),
                 "",
-                f"[yellow]retry[/] {e.error_class}: {e.message}",
+                f"[yellow]retry[/] {escape(e.error_class)}: {escape(e.message)}",
             )
         elif isinstance(e, Replanned):
-            table.add_row("", "[cyan]replanned[/]", "", "", "", f"without {', '.join(e.failed)}")
+            table.add_row(
+                "", "[cyan]replanned[/]", "", "", "", f"without {escape(', '.join(e.failed))}"
+            )
     console.print(table)
     finished = [e for e in events if isinstance(e, RunFinished)]
     if finished:
         last = finished[-1]
-        console.print(f"run {run_id}: {last.state}" + (f" ({last.reason})" if last.reason else ""))
+        reason = f" ({escape(last.reason)})" if last.reason else ""
+        console.print(f"run {escape(run_id)}: {last.state}{reason}")
     else:
-        console.print(f"run {run_id}: not finished")
+        console.print(f"run {escape(run_id)}: not finished")
+
+
+def _cells(*values: str) -> list[str]:
+    """Table cells that show ``values`` as they are (rich reads a cell as markup)."""
+    return [escape(value) for value in values]

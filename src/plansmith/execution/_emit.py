@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
+from plansmith.errors import PlansmithError
 from plansmith.execution._events import Event
 from plansmith.execution._invoker import ToolResult
 from plansmith.execution._log import DEFAULT_INLINE_LIMIT, RunLog
@@ -22,6 +24,7 @@ E = TypeVar("E", bound=Event)
 #: build checks a parameter's type when called, so it is not narrower than that)
 JSONish = Any
 Subscriber = Callable[[Event], None]
+_LOG = logging.getLogger("plansmith.execution")
 
 
 def utc_now() -> datetime:
@@ -58,6 +61,10 @@ class Emitter:
         self._prefix = ""
 
     def subscribe(self, fn: Subscriber) -> None:
+        """Call ``fn`` with every event once it is durable. ``fn`` may stop the run by
+        raising a ``PlansmithError``; a view that raises anything else has a fault of its
+        own: it is dropped (with a warning and the traceback on the
+        ``plansmith.execution`` logger), and the run and the other views go on."""
         self.subscribers.append(fn)
 
     def new(self, cls: type[E], **fields: Any) -> E:
@@ -106,9 +113,20 @@ class Emitter:
         last = pending[-1].seq
         if last > self.durable_seq:  # noqa: PLR1730 - max() is a call, on the hot path
             self.durable_seq = last
-        for fn in self.subscribers:
-            for e in pending:
-                fn(e)
+        for fn in tuple(self.subscribers):
+            try:
+                for e in pending:
+                    fn(e)
+            except PlansmithError:
+                raise  # a deliberate stop (the engine service's approved-plan check)
+            except Exception:  # a fault of the view: the run and the other views go on
+                self.subscribers.remove(fn)
+                _LOG.warning(
+                    "run %s: a view of its events failed (%r) and no longer hears of them",
+                    self.run_id,
+                    fn,
+                    exc_info=True,
+                )
 
     def pack(self, value: JSONish) -> JSONish:
         """``value``, or a blob reference when its JSON is larger than the inline limit."""
