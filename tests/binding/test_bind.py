@@ -47,7 +47,44 @@ bindings:
     assert any("unknown server 'elsewhere'" in m and "bindings.yaml:7" in m for m in problems)
     assert any("no step nothere(i0)" in m and "bindings.yaml:12" in m for m in problems)
     assert any("no parameter 'q'" in m for m in problems)
-    assert len(problems) == 4
+    # reported though the step has other problems: each is a thing to fix
+    assert any("'work' has no output 'missing'" in m for m in problems)
+    assert len(problems) == 5
+
+
+def test_a_fault_every_step_of_an_action_meets_is_listed_once_with_its_steps() -> None:
+    text = """\
+bindings:
+  work:
+    server: counter
+    tool: nope
+    arguments: {name: "${x}"}
+    outputs: {done: "$.[", ok: "$.ok"}
+  finish:
+    server: counter
+    tool: echo
+    arguments: {x: "${work(x).gone}"}
+"""
+    p = h.plan(
+        [h.Step(f"w{k}", "work", (f"i{k}",)) for k in range(8)]
+        + [h.Step(f"f{k}", "finish", (f"i{k}",)) for k in range(2)]
+    )
+    with pytest.raises(BindingError) as info:
+        h.bound(p, text)
+    problems = [str(e) for e in info.value.problems]
+    assert info.value.message == f"{len(problems)} binding problem(s)"
+    tool = [m for m in problems if "no tool 'nope'" in m]
+    assert tool == [
+        "bindings.yaml:4:11: server 'counter' has no tool 'nope'"
+        " (in 8 steps: w0, w1, w2, w3, w4 and 3 more)\n"
+        "  hint: its tools are: " + tool[0].split("its tools are: ")[1]
+    ]
+    gone = [m for m in problems if "no output 'gone'" in m]
+    assert len(gone) == 1
+    assert "(in 2 steps: f0, f1)" in gone[0]
+    # the JSONPath of an action none of whose steps could be bound is checked too
+    assert sum("bad JSONPath" in m for m in problems) == 1
+    assert len(problems) == 3
 
 
 def test_missing_output_name_is_reported() -> None:

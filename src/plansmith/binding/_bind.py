@@ -67,6 +67,7 @@ def bind(
             step,
             domain=domain,
             binding=binding,
+            bindings=bindings,
             catalog=catalog,
             env=env,
             producers_by_key=producers_by_key,
@@ -75,15 +76,49 @@ def bind(
         )
         if result is not None:
             bound.append(result)
-    _check_outputs(bound, bindings, problems)
+    _check_output_paths(plan, bindings, problems)
     if problems:
+        merged = _merge_across_steps(problems)
         raise BindingError(
-            f"{len(problems)} binding problem(s)",
+            f"{len(merged)} binding problem(s)",
             location=Location(bindings.source),
             hint="fix every listed problem; `plansmith check` lists them without running",
-            problems=tuple(problems),
+            problems=merged,
         )
     return BoundPlan(plan.hash, tuple(bound))
+
+
+_STEPS_SHOWN = 5  # the steps a problem met in many names, then how many more
+
+
+def _merge_across_steps(problems: list[PlansmithError]) -> tuple[PlansmithError, ...]:
+    """One problem for each thing to fix: a binding's fault that every step of its
+    action meets is listed once, with the steps it stops (first seen first)."""
+    groups: dict[tuple[object, ...], list[PlansmithError]] = {}
+    for problem in problems:
+        loc = problem.location
+        where = (loc.file, loc.line, loc.column) if loc is not None else None
+        key = (type(problem), problem.message, problem.hint, where)
+        groups.setdefault(key, []).append(problem)
+    merged: list[PlansmithError] = []
+    for group in groups.values():
+        first = group[0]
+        steps = [p.location.step for p in group if p.location is not None and p.location.step]
+        if len(group) == 1 or len(steps) != len(group):
+            merged.extend(group)
+            continue
+        shown = ", ".join(steps[:_STEPS_SHOWN])
+        more = len(steps) - _STEPS_SHOWN
+        shown += f" and {more} more" if more > 0 else ""
+        assert first.location is not None
+        merged.append(
+            type(first)(
+                f"{first.message} (in {len(steps)} steps: {shown})",
+                location=replace(first.location, step=None),
+                hint=first.hint,
+            )
+        )
+    return tuple(merged)
 
 
 def _here(binding: Binding, key: str, step: Step) -> Location:
@@ -96,6 +131,7 @@ def _bind_step(
     *,
     domain: Domain,
     binding: Binding,
+    bindings: Bindings,
     catalog: ToolCatalog,
     env: Mapping[str, str],
     producers_by_key: Mapping[StepKey, str],
@@ -152,6 +188,7 @@ def _bind_step(
                 )
             else:
                 producers[inner] = producer
+                _check_output_name(inner, ref, bindings, where, problems)
     if len(problems) > start:
         return None
     tool = catalog.tool(binding.server, binding.tool)
@@ -213,35 +250,41 @@ def _check_schema(
         )
 
 
-def _check_outputs(
-    bound: list[BoundStep], bindings: Bindings, problems: list[PlansmithError]
+def _check_output_name(
+    inner: str,
+    ref: OutputRef,
+    bindings: Bindings,
+    where: Location,
+    problems: list[PlansmithError],
 ) -> None:
-    by_id = {b.id: b for b in bound}
-    checked: set[str] = set()
-    for b in bound:
-        binding = bindings.get(b.step.action)
-        assert binding is not None
-        if b.step.action not in checked:
-            checked.add(b.step.action)
-            for name, path in binding.outputs:
-                message = check_jsonpath(path)
-                if message is not None:
-                    problems.append(
-                        BindingError(
-                            f"output {name!r} of {b.step.action!r}: "
-                            f"bad JSONPath: {message.splitlines()[0]}",
-                            location=binding.where(f"outputs.{name}"),
-                        )
-                    )
-        for inner, producer_id in b.producers:
-            producer = by_id.get(producer_id)
-            ref_output = inner.rsplit(".", 1)[-1].strip()
-            if producer is not None and ref_output not in dict(producer.outputs):
+    """A reference to an output its producer's binding does not extract (checked
+    whether or not either step has other problems)."""
+    producer = bindings.get(ref.action)
+    if producer is None:
+        return  # that action has no binding: said once, where its steps are bound
+    outputs = dict(producer.outputs)
+    if ref.output not in outputs:
+        problems.append(
+            BindingError(
+                f"${{{inner}}}: {ref.action!r} has no output {ref.output!r}",
+                location=where,
+                hint="its outputs are: " + (", ".join(outputs) or "none"),
+            )
+        )
+
+
+def _check_output_paths(plan: Plan, bindings: Bindings, problems: list[PlansmithError]) -> None:
+    """The JSONPath of every output of every action in the plan."""
+    for action in dict.fromkeys(s.action for s in plan.steps):
+        binding = bindings.get(action)
+        if binding is None:
+            continue
+        for name, path in binding.outputs:
+            message = check_jsonpath(path)
+            if message is not None:
                 problems.append(
                     BindingError(
-                        f"${{{inner}}}: {producer.step.action!r} has no output {ref_output!r}",
-                        location=_here(binding, "arguments", b.step),
-                        hint="its outputs are: "
-                        + (", ".join(n for n, _ in producer.outputs) or "none"),
+                        f"output {name!r} of {action!r}: bad JSONPath: {message.splitlines()[0]}",
+                        location=binding.where(f"outputs.{name}"),
                     )
                 )
