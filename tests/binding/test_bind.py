@@ -53,18 +53,12 @@ bindings:
 
 
 def test_a_fault_every_step_of_an_action_meets_is_listed_once_with_its_steps() -> None:
-    text = """\
-bindings:
-  work:
-    server: counter
-    tool: nope
-    arguments: {name: "${x}"}
-    outputs: {done: "$.[", ok: "$.ok"}
-  finish:
-    server: counter
-    tool: echo
-    arguments: {x: "${work(x).gone}"}
-"""
+    text = (
+        "bindings:\n"
+        '  work: {server: counter, tool: nope, arguments: {name: "${x}"},'
+        ' outputs: {done: "$.[", ok: "$.ok"}}\n'
+        '  finish: {server: counter, tool: echo, arguments: {x: "${work(x).gone}"}}\n'
+    )
     p = h.plan(
         [h.Step(f"w{k}", "work", (f"i{k}",)) for k in range(8)]
         + [h.Step(f"f{k}", "finish", (f"i{k}",)) for k in range(2)]
@@ -75,7 +69,7 @@ bindings:
     assert info.value.message == f"{len(problems)} binding problem(s)"
     tool = [m for m in problems if "no tool 'nope'" in m]
     assert tool == [
-        "bindings.yaml:4:11: server 'counter' has no tool 'nope'"
+        "bindings.yaml:2:33: server 'counter' has no tool 'nope'"
         " (in 8 steps: w0, w1, w2, w3, w4 and 3 more)\n"
         "  hint: its tools are: " + tool[0].split("its tools are: ")[1]
     ]
