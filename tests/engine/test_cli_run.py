@@ -160,3 +160,25 @@ def test_a_tool_message_with_brackets_is_printed_as_it_is_not_read_as_markup(
     code, out, err = invoke("show", run_id, *home)
     assert code == 0, err
     assert message in " ".join(out.split())
+
+
+def test_runs_lists_the_newest_runs_and_says_how_many_older_ones_it_left_out(
+    tmp_path: Path,
+) -> None:
+    from plansmith.execution import SqliteRunLog
+
+    log = SqliteRunLog(tmp_path / "home" / "runs.db")
+    for k in range(25):
+        log.create_run(f"r-n{k:02d}", f"2026-01-01T00:00:{k:02d}.000Z", {})
+    log.close()
+    home = ["--home", str(tmp_path / "home")]
+    code, out, err = invoke("runs", *home)
+    assert code == 0
+    listed = [line.split()[1] for line in out.splitlines() if "r-n" in line]
+    assert listed == [f"r-n{k:02d}" for k in range(5, 25)]  # the newest 20, oldest first
+    assert "5 older run(s) not listed" in err
+    code, out, err = invoke("runs", "--limit", "0", *home)
+    assert len([line for line in out.splitlines() if "r-n" in line]) == 25
+    assert "older" not in err
+    code, out, _ = invoke("runs", "-n", "2", *home)
+    assert [line.split()[1] for line in out.splitlines() if "r-n" in line] == ["r-n23", "r-n24"]

@@ -351,3 +351,39 @@ async def test_a_gtpyhop_folder_is_a_domain_whose_plans_show_but_do_not_run(
         assert "GTPyhop" in refused.json()["error"]["message"]
         assert (await client.get("/api/runs")).json() == []
     await app.state.controller.aclose()
+
+
+def _logged_runs(home: Path, n: int) -> list[str]:
+    """``n`` finished runs written straight into the run log at ``home``, oldest first."""
+    from plansmith.execution import Emitter, RunFinished, SqliteRunLog
+
+    log = SqliteRunLog(home / "runs.db")
+    ids = [f"r-page{k:03d}" for k in range(n)]
+    for k, run_id in enumerate(ids):
+        log.create_run(run_id, f"2026-01-01T00:00:{k:02d}.000Z", {"domain": "d.yaml"})
+        Emitter(log, run_id).emit(RunFinished(run_id=run_id, state="succeeded"))
+    log.close()
+    return ids
+
+
+async def test_the_runs_list_comes_a_page_at_a_time_newest_first(tmp_path: Path) -> None:
+    ids = _logged_runs(tmp_path / "home", 5)
+    app = create_app(settings(tmp_path))
+    async with await _client(app) as client:
+        seen: list[str] = []
+        query: dict[str, Any] = {"limit": 2}
+        while True:
+            page = (await client.get("/api/runs", params=query)).json()
+            assert len(page) <= 2
+            seen += [r["run_id"] for r in page]
+            if len(page) < 2:
+                break
+            query["before"] = page[-1]["run_id"]
+        assert seen == ids[::-1]
+        assert [r["status"] for r in (await client.get("/api/runs")).json()] == ["succeeded"] * 5
+        missing = await client.get("/api/runs", params={"before": "r-nothere"})
+        assert missing.status_code == 404
+        assert "r-nothere" in missing.json()["error"]["message"]
+        for bad in ({"limit": 0}, {"limit": 1001}, {"before": "../x"}):
+            assert (await client.get("/api/runs", params=bad)).status_code == 422, bad
+    await app.state.controller.aclose()

@@ -216,3 +216,36 @@ def test_a_failed_step_turns_red_and_the_replaced_rest_violet_when_replanned(
         assert "summarise_alt(d0)" in page.locator("#graph").inner_text()
         assert page.locator("#bar-label").inner_text() == "2 / 3 done"  # the failed one counts
         page.screenshot(path=str(ARTIFACTS / "run-replanned.png"))
+
+
+def test_the_runs_page_shows_fifty_runs_and_links_to_the_older_ones(
+    tmp_path: Path, browser_page: Any
+) -> None:
+    from plansmith.execution import Emitter, RunFinished, SqliteRunLog
+
+    log = SqliteRunLog(tmp_path / "home" / "runs.db")
+    for k in range(51):
+        run_id = f"r-page{k:03d}"
+        log.create_run(run_id, f"2026-01-01T00:{k // 60:02d}:{k % 60:02d}.000Z", {})
+        Emitter(log, run_id).emit(RunFinished(run_id=run_id, state="succeeded"))
+    log.close()
+    page = browser_page
+    app = create_app(WebSettings(home=tmp_path / "home", domains=write_domains(tmp_path)))
+    with ServerThread(app) as server:
+        page.goto(server.url + "/runs")
+        page.wait_for_selector("tr[data-run]", timeout=30_000)
+        rows = page.locator("tr[data-run]")
+        assert rows.count() == 50
+        assert rows.first.get_attribute("data-run") == "r-page050"  # newest first
+        assert page.locator("#newest-runs").count() == 0
+        page.locator("#older-runs").click()
+        page.wait_for_url("**/runs?before=r-page001", timeout=30_000)
+        page.wait_for_selector("tr[data-run]", timeout=30_000)
+        assert [r.get_attribute("data-run") for r in page.locator("tr[data-run]").all()] == [
+            "r-page000"
+        ]
+        assert page.locator("#older-runs").count() == 0
+        page.locator("#newest-runs").click()
+        page.wait_for_url(server.url + "/runs", timeout=30_000)
+        page.wait_for_selector("tr[data-run]", timeout=30_000)
+        assert page.locator("tr[data-run]").count() == 50

@@ -264,14 +264,22 @@ def replay_command(
 
 @app.command("runs")
 @guarded
-def runs_command(home: HomeOpt = Path(".plansmith"), log: LogOpt = None) -> None:
-    """List the runs in the run log."""
+def runs_command(
+    home: HomeOpt = Path(".plansmith"),
+    log: LogOpt = None,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=0, help="The newest runs to list; 0: all.")
+    ] = 20,
+) -> None:
+    """List the newest runs in the run log, oldest of them first."""
     from plansmith.execution import fold
 
     engine = open_engine(home, log=log, existing=True)
     table = Table("run", "created", "state", "steps done")
     try:
-        for info in engine.log.runs():
+        infos = engine.log.runs()
+        shown = infos[-limit:] if limit else infos
+        for info in shown:
             state = fold(info.run_id, engine.log.events(info.run_id))
             status = state.finished or (
                 "awaiting approval" if state.approved is None else "unfinished"
@@ -279,10 +287,13 @@ def runs_command(home: HomeOpt = Path(".plansmith"), log: LogOpt = None) -> None
             table.add_row(escape(info.run_id), info.created, status, str(len(state.order)))
     finally:
         engine.close()
-    if table.row_count:
-        Console().print(table)
-    else:
+    if not table.row_count:
         typer.echo("no runs in the run log yet", err=True)
+        return
+    Console().print(table)
+    if len(shown) < len(infos):
+        older = len(infos) - len(shown)
+        typer.echo(f"{older} older run(s) not listed: --limit 0 lists all", err=True)
 
 
 @app.command("show")

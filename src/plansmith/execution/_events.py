@@ -208,12 +208,15 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 _TUPLE_FIELDS = {"args", "tiers", "failed"}
+_FIELD_SETS: dict[type[Event], frozenset[str]] = {}
 
 
 def event_from_dict(data: dict[str, JSONValue]) -> Event:
     """The event a ``to_dict`` object stands for (unknown keys are ignored)."""
     cls = EVENT_TYPES[str(data["type"])]
-    names = {f.name for f in fields(cls)}
+    names = _FIELD_SETS.get(cls)
+    if names is None:
+        names = _FIELD_SETS[cls] = frozenset(_field_names(cls))
     kwargs: dict[str, Any] = {}
     for k, v in data.items():
         if k in names:

@@ -134,9 +134,20 @@ async def create_run(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
 
 
 @api_router.get("/runs", tags=["runs"])
-async def list_runs(ctl: Ctl) -> list[dict[str, Any]]:
-    """Every run of the run log, newest first."""
-    return ctl.runs()
+async def list_runs(
+    ctl: Ctl,
+    limit: Annotated[int, Query(ge=1, le=1000, description="Runs in the page.")] = 50,
+    before: Annotated[
+        str | None,
+        Query(
+            pattern=RUN_ID_PATTERN,
+            max_length=64,
+            description="Only runs older than this one: the last run of the page before.",
+        ),
+    ] = None,
+) -> list[dict[str, Any]]:
+    """The runs of the run log, newest first, a page at a time (``limit``, ``before``)."""
+    return ctl.runs(limit, before)
 
 
 @api_router.get("/runs/{run_id}", tags=["runs"])

@@ -19,12 +19,19 @@ import anyio
 from plansmith.binding import BoundPlan
 from plansmith.engine import Engine, RunInputs, load_problem_files, make_plan, open_engine
 from plansmith.engine_service import shipped_domain_dirs
-from plansmith.errors import ApprovalRequiredError, ExecutionError, InputError, PlansmithError
+from plansmith.errors import (
+    ApprovalRequiredError,
+    ExecutionError,
+    InputError,
+    PlansmithError,
+    RunNotFoundError,
+)
 from plansmith.execution import (
     ApprovalPolicy,
     Emitter,
     RunCancelled,
     RunFinished,
+    RunInfo,
     RunStarted,
 )
 from plansmith.model import Plan
@@ -43,6 +50,7 @@ from plansmith.web._views import RunView, fold_view
 __all__ = ["Controller"]
 
 _KEEP_FEEDS = 64
+_KEEP_SUMMARIES = 4096  # finished runs' entries of the runs list
 
 
 @dataclass(slots=True)
@@ -75,6 +83,7 @@ class Controller:
         self.policy = ApprovalPolicy.parse(settings.approve_tiers)
         self._feeds: dict[str, Feed] = {}
         self._live: dict[str, _Live] = {}
+        self._summaries: dict[str, dict[str, Any]] = {}
 
     # -- domains and plans ----------------------------------------------------------------
 
@@ -142,25 +151,41 @@ class Controller:
         view.created, view.inputs = info.created, dict(info.inputs)
         return view
 
-    def runs(self) -> list[dict[str, Any]]:
-        """Every run of the log, newest first, with its status and step counts."""
-        out: list[dict[str, Any]] = []
-        for info in reversed(self.engine.log.runs()):
-            feed = self._feeds.get(info.run_id)
-            events = feed.events if feed else self.engine.log.events(info.run_id)
-            view = fold_view(info.run_id, events, live=info.run_id in self._live)
-            inputs = {k: Path(str(v)).name for k, v in info.inputs.items()}
-            out.append(
-                {
-                    "run_id": info.run_id,
-                    "created": info.created,
-                    "status": view.status,
-                    "inputs": inputs,
-                    "counts": view.counts(),
-                    "plan_hash": view.plan_hash,
-                }
-            )
-        return out
+    def runs(self, limit: int | None = None, before: str | None = None) -> list[dict[str, Any]]:
+        """The runs of the log, newest first, with their status and step counts: at most
+        ``limit`` of them, older than the run ``before`` when given (a page ends where
+        the next one begins). A finished run's entry is kept: it no longer changes."""
+        infos = list(reversed(self.engine.log.runs()))
+        if before is not None:
+            at = next((k for k, info in enumerate(infos) if info.run_id == before), None)
+            if at is None:
+                raise RunNotFoundError(
+                    f"no run {before!r} in the run log", hint="page from a run of the list"
+                )
+            infos = infos[at + 1 :]
+        return [self._summary(info) for info in infos[:limit]]
+
+    def _summary(self, info: RunInfo) -> dict[str, Any]:
+        kept = self._summaries.get(info.run_id)
+        if kept is not None:
+            return kept
+        feed = self._feeds.get(info.run_id)
+        events = feed.events if feed else self.engine.log.events(info.run_id)
+        live = info.run_id in self._live
+        view = fold_view(info.run_id, events, live=live)
+        summary = {
+            "run_id": info.run_id,
+            "created": info.created,
+            "status": view.status,
+            "inputs": {k: Path(str(v)).name for k, v in info.inputs.items()},
+            "counts": view.counts(),
+            "plan_hash": view.plan_hash,
+        }
+        if view.finished is not None and not live:
+            if len(self._summaries) >= _KEEP_SUMMARIES:
+                del self._summaries[next(iter(self._summaries))]  # the oldest kept
+            self._summaries[info.run_id] = summary
+        return summary
 
     async def create_run(self, domain: str, problem: str) -> str:
         """Plan, bind and record a new run; return once it awaits approval (or runs)."""
