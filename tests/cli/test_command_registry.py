@@ -60,3 +60,26 @@ def test_help_prints_each_commands_text_whole_and_in_one_paragraph() -> None:
     assert "needs plansmith[postgres])" in run
     assert "needs plansmith[dask])" in run
     assert "Stops at awaiting approval (exit 6) unless --yes or the policy allows the plan." in run
+
+
+def test_version_is_printed_fast_and_by_the_app_alike() -> None:
+    import plansmith
+
+    out = subprocess.run(
+        [sys.executable, "-m", "plansmith", "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout == f"plansmith {plansmith.__version__}\n"
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == out.stdout
+    assert "--version" in _help()
+
+
+def test_the_version_printed_is_the_installed_distributions() -> None:
+    from importlib.metadata import version
+
+    import plansmith
+
+    assert plansmith.__version__ == version("plansmith")  # pyproject.toml's

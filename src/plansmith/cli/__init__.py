@@ -16,7 +16,7 @@ from plansmith._lazy import lazy_exports
 if TYPE_CHECKING:
     from plansmith.cli._app import app
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "version_line"]
 
 __getattr__ = lazy_exports(__name__, {"plansmith.cli._app": ("app",)})
 
@@ -50,6 +50,13 @@ def _register(argv: Sequence[str] | None = None) -> None:
         importlib.import_module(f"plansmith.cli.{module}")
 
 
+def version_line() -> str:
+    """What ``plansmith --version`` prints."""
+    from plansmith import __version__
+
+    return f"plansmith {__version__}"
+
+
 def main() -> None:
     """Entry point of the ``plansmith`` console script.
 
@@ -60,6 +67,9 @@ def main() -> None:
         from plansmith.cli._plan_command import run_plan
 
         raise SystemExit(run_plan(sys.argv[2:]))
+    if sys.argv[1:] == ["--version"]:  # without importing every command
+        sys.stdout.write(version_line() + "\n")
+        return
     from plansmith.cli._app import app
 
     _register(sys.argv)
