@@ -113,9 +113,14 @@ class Emitter:
         last = pending[-1].seq
         if last > self.durable_seq:  # noqa: PLR1730 - max() is a call, on the hot path
             self.durable_seq = last
+        if self.subscribers:
+            self._tell(pending)
+
+    def _tell(self, events: list[Event]) -> None:
+        """Hand ``events`` to each subscriber (see ``subscribe``)."""
         for fn in tuple(self.subscribers):
             try:
-                for e in pending:
+                for e in events:
                     fn(e)
             except PlansmithError:
                 raise  # a deliberate stop (the engine service's approved-plan check)
