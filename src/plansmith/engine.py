@@ -802,10 +802,12 @@ def open_engine(
     executor: str = "local",
     scheduler: str | None = None,
     lease_ttl: float = 30.0,
+    existing: bool = False,
 ) -> Engine:
     """An engine whose run log is ``log`` (a SQLite file, default ``home/runs.db``, or a
     ``postgresql://`` URL) and whose steps run locally or on a Dask cluster (``executor``
-    ``dask`` with the ``scheduler`` address). Bad combinations are ``InputError``s."""
+    ``dask`` with the ``scheduler`` address). Bad combinations are ``InputError``s; with
+    ``existing``, so is a SQLite run log that is not there (see ``open_run_log``)."""
     if executor not in ("local", "dask"):
         raise InputError(f"--executor {executor!r}: unknown", hint="use local or dask")
     if executor == "local" and scheduler:
@@ -820,5 +822,5 @@ def open_engine(
                 hint="add --scheduler tcp://HOST:PORT (or set PLANSMITH_DASK_SCHEDULER)",
             )
         pool_factory = dask_pool_factory(scheduler)
-    run_log = open_run_log(log, Path(home))
+    run_log = open_run_log(log, Path(home), existing=existing)
     return Engine(home, log=run_log, pool_factory=pool_factory, lease_ttl=lease_ttl)

@@ -147,6 +147,19 @@ def test_open_run_log_picks_the_store_from_the_spec(tmp_path: Path) -> None:
     assert "hunter2" not in str(caught.value)
 
 
+def test_a_log_to_read_must_be_there_and_is_not_made(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no run log at") as caught:
+        open_run_log(None, tmp_path / "home", existing=True)
+    assert str(tmp_path / "home" / "runs.db") in str(caught.value)
+    assert not (tmp_path / "home").exists()
+    with pytest.raises(InputError, match="unknown run log scheme"):  # the spec, first
+        open_run_log("mysql://u@host/db", tmp_path, existing=True)
+    open_run_log(None, tmp_path).close()  # made by a writer
+    found = open_run_log(None, tmp_path, existing=True)
+    assert isinstance(found, SqliteRunLog)
+    found.close()
+
+
 def test_a_bad_url_or_an_unreachable_server_is_a_typed_error_without_the_password(
     tmp_path: Path,
 ) -> None:

@@ -71,14 +71,11 @@ def open_engine(
     a mistyped ``--home`` is an error, not a new, empty log."""
     from plansmith.engine import open_engine as open_
 
-    if existing and not shares_log(log):
-        path = Path(log) if log else home / "runs.db"
-        if not path.is_file():
-            from plansmith.errors import InputError
-
-            raise InputError(
-                f"no run log at {path}",
-                hint="runs are kept where `plansmith run` kept them: pass its --home"
-                " (or PLANSMITH_HOME), or --log",
-            )
-    return open_(home, log=log, executor=executor, scheduler=scheduler, lease_ttl=lease_ttl)
+    return open_(
+        home,
+        log=log,
+        executor=executor,
+        scheduler=scheduler,
+        lease_ttl=lease_ttl,
+        existing=existing,
+    )

@@ -66,12 +66,12 @@ def redact_url(url: str) -> str:
         return "<a PostgreSQL URL that cannot be parsed>"
 
 
-def open_run_log(spec: str | Path | None, home: Path) -> RunLog:
+def open_run_log(spec: str | Path | None, home: Path, *, existing: bool = False) -> RunLog:
     """The run log ``spec`` names: a ``postgresql://`` (or ``postgres://``) URL, a SQLite
-    file path, or (None or empty) ``home/runs.db``."""
-    if spec is None or spec == "":
-        return SqliteRunLog(home / "runs.db")
-    if is_postgres_url(spec):
+    file path, or (None or empty) ``home/runs.db``. With ``existing`` (for commands that
+    only read runs), a SQLite file that is not there is an ``InputError``, not a new,
+    empty log."""
+    if is_postgres_url(spec or ""):
         return PostgresRunLog(str(spec))
     if isinstance(spec, str) and "://" in spec:
         scheme = spec.partition("://")[0]
@@ -80,7 +80,14 @@ def open_run_log(spec: str | Path | None, home: Path) -> RunLog:
             location=Location(redact_url(spec)),
             hint="give a file path for SQLite or a postgresql://USER:PASSWORD@HOST/DB URL",
         )
-    return SqliteRunLog(Path(spec))
+    path = Path(spec) if spec else home / "runs.db"
+    if existing and not path.is_file():
+        raise InputError(
+            f"no run log at {path}",
+            hint="runs are kept where `plansmith run` kept them: pass its --home"
+            " (or PLANSMITH_HOME), or --log",
+        )
+    return SqliteRunLog(path)
 
 
 def _psycopg() -> Any:
