@@ -4,15 +4,18 @@ server (``tests/_pg_server.py``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 import _exec_helpers as h
 import anyio
 import pytest
 from _log_fixtures import OpenLog, log_opener
 
-from plansmith.binding import StepPolicy
+from plansmith.binding import BoundPlan, StepPolicy
 from plansmith.errors import ExecutionError, RunNotFoundError, ToolCallError
 from plansmith.execution import (
     ApprovalPolicy,
@@ -157,6 +160,47 @@ def test_bound_plan_codec_keeps_argument_types() -> None:
         for mine, theirs in zip(bound.steps, back.steps, strict=True):
             assert [type(a) for a in theirs.step.args] == [type(a) for a in mine.step.args]
             assert [type(v) for _, v in theirs.params] == [type(v) for _, v in mine.params]
+
+
+def test_a_bound_plan_read_back_from_json_shares_what_its_steps_share() -> None:
+    bound = h.bound(h.plan([h.Step(f"a{k}", "alt", ("same",)) for k in range(3)]))
+    back = bound_from_dict(json.loads(json.dumps(bound_to_dict(bound))))
+    assert back == bound
+    first, *rest = back.steps
+    for step in rest:  # one object each, as bind made them, not a copy per step
+        assert step.server is first.server
+        assert step.tool is first.tool
+        assert step.step.action is first.step.action
+        assert step.outputs is first.outputs
+        assert step.policy is first.policy
+        assert step.arguments is first.arguments
+
+
+def test_a_bound_plan_read_back_keeps_arguments_that_differ_apart() -> None:
+    one = h.bound(h.plan([h.Step("a", "alt", ("x",))])).steps[0]
+    steps = tuple(
+        replace(one, step=replace(one.step, id=f"s{k}"), arguments=arguments)
+        for k, arguments in enumerate(
+            [
+                {"a": 1, "b": 2},
+                {"b": 2, "a": 1},
+                {"a": 1.0, "b": 2},
+                {"a": True, "b": 2},
+                [1],
+                (1,),
+                {"a": 1, "b": 2},
+            ]
+        )
+    )
+    back = bound_from_dict(bound_to_dict(BoundPlan("h", steps)))
+    arguments = [s.arguments for s in back.steps]
+    assert arguments == [s.arguments for s in steps]
+    assert [list(a) for a in arguments[:2] if isinstance(a, dict)] == [["a", "b"], ["b", "a"]]
+    assert [type(a) for a in arguments[4:6]] == [list, tuple]
+    assert type(cast(dict[str, object], arguments[2])["a"]) is float
+    assert cast(dict[str, object], arguments[3])["a"] is True
+    assert arguments[6] is arguments[0]
+    assert len({id(a) for a in arguments}) == 6
 
 
 def test_step_events_keep_argument_types_and_print_the_call() -> None:

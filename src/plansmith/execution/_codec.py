@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import cast
+import sys
+from typing import Any, TypeVar, cast
 
 from plansmith.binding import BoundPlan, BoundStep, StepPolicy
 from plansmith.model import JSONValue, Step, StepArg, Tier, canonical_json
@@ -10,9 +11,36 @@ from plansmith.model import JSONValue, Step, StepArg, Tier, canonical_json
 __all__ = ["bound_to_dict", "bound_from_dict"]
 
 
-def _pairs(value: JSONValue) -> tuple[tuple[str, str], ...]:
+_T = TypeVar("_T")
+
+
+class _Sharing:
+    """One object for equal values while a plan is read back: the steps of a bound
+    plan share their server, tool, policy, extractors and often their arguments, as
+    ``bind`` made them, instead of each holding copies from the JSON (which the
+    runner would hash and compare by content at every step)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[Any, Any] = {}
+        self._arguments: dict[str, JSONValue] = {}
+
+    def text(self, value: JSONValue) -> str:
+        return sys.intern(str(value))
+
+    def one(self, value: _T) -> _T:
+        return cast(_T, self._seen.setdefault(value, value))
+
+    def arguments(self, value: JSONValue) -> JSONValue:
+        if not isinstance(value, dict | list):
+            return value
+        # repr tells apart what JSON text would not (a tuple from a list, 1 from 1.0
+        # or True) and keeps a dict's key order, which the tool receives
+        return self._arguments.setdefault(repr(value), value)
+
+
+def _pairs(value: JSONValue, share: _Sharing) -> tuple[tuple[str, str], ...]:
     items = cast(list[list[str]], value or [])
-    return tuple((str(a), str(b)) for a, b in items)
+    return share.one(tuple((share.text(a), share.text(b)) for a, b in items))
 
 
 def _arg(value: JSONValue) -> StepArg:
@@ -25,9 +53,9 @@ def _arg(value: JSONValue) -> StepArg:
     return canonical_json(value)
 
 
-def _params(value: JSONValue) -> tuple[tuple[str, StepArg], ...]:
+def _params(value: JSONValue, share: _Sharing) -> tuple[tuple[str, StepArg], ...]:
     items = cast(list[list[JSONValue]], value or [])
-    return tuple((str(a), _arg(b)) for a, b in items)
+    return tuple((share.text(a), _arg(b)) for a, b in items)
 
 
 def bound_to_dict(bound: BoundPlan) -> dict[str, JSONValue]:
@@ -62,6 +90,7 @@ def bound_to_dict(bound: BoundPlan) -> dict[str, JSONValue]:
 
 
 def bound_from_dict(data: dict[str, JSONValue]) -> BoundPlan:
+    share = _Sharing()
     steps: list[BoundStep] = []
     for raw in cast(list[dict[str, JSONValue]], data.get("steps") or []):
         policy = cast(dict[str, JSONValue], raw.get("policy") or {})
@@ -70,7 +99,7 @@ def bound_from_dict(data: dict[str, JSONValue]) -> BoundPlan:
         cost = raw.get("cost", 1)
         step = Step(
             id=str(raw["id"]),
-            action=str(raw["action"]),
+            action=share.text(raw["action"]),
             args=tuple(_arg(a) for a in cast(list[JSONValue], raw.get("args") or [])),
             cost=cost if isinstance(cost, int | float) else 1,
             after=tuple(str(a) for a in cast(list[str], raw.get("plan_after") or [])),
@@ -79,17 +108,19 @@ def bound_from_dict(data: dict[str, JSONValue]) -> BoundPlan:
         steps.append(
             BoundStep(
                 step=step,
-                server=str(raw["server"]),
-                tool=str(raw["tool"]),
-                arguments=raw.get("arguments"),
-                params=_params(raw.get("params")),
-                producers=_pairs(raw.get("producers")),
-                outputs=_pairs(raw.get("outputs")),
-                policy=StepPolicy(
-                    timeout=float(timeout) if isinstance(timeout, int | float) else None,
-                    retries=int(cast(int, policy.get("retries") or 0)),
-                    idempotent=bool(policy.get("idempotent")),
-                    tier=Tier(str(tier)) if tier else None,
+                server=share.text(raw["server"]),
+                tool=share.text(raw["tool"]),
+                arguments=share.arguments(raw.get("arguments")),
+                params=_params(raw.get("params"), share),
+                producers=_pairs(raw.get("producers"), share),
+                outputs=_pairs(raw.get("outputs"), share),
+                policy=share.one(
+                    StepPolicy(
+                        timeout=float(timeout) if isinstance(timeout, int | float) else None,
+                        retries=int(cast(int, policy.get("retries") or 0)),
+                        idempotent=bool(policy.get("idempotent")),
+                        tier=Tier(str(tier)) if tier else None,
+                    )
                 ),
                 tier=Tier(str(raw.get("tier", "write"))),
                 after=tuple(str(a) for a in cast(list[str], raw.get("after") or [])),
