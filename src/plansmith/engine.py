@@ -581,7 +581,7 @@ class Engine:
         state = fold(run_id, self.log.events(run_id))
         if state.finished is not None:
             outputs = {k: unpack(self.log, v) for k, v in state.outputs.items()}
-            return RunOutcome(run_id, state.finished, None, outputs)
+            return RunOutcome(run_id, state.finished, state.finished_reason, outputs)
         bound = state.bound
         if bound is None:
             raise ExecutionError(

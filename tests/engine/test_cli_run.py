@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import _engine_helpers as eh
@@ -10,6 +14,7 @@ import pytest
 
 import plansmith.cli._check
 import plansmith.cli._run  # noqa: F401  (registers the commands on the app)
+from _shared_servers import binding
 
 invoke, files = eh.invoke, eh.files
 
@@ -182,3 +187,86 @@ def test_runs_lists_the_newest_runs_and_says_how_many_older_ones_it_left_out(
     assert "older" not in err
     code, out, _ = invoke("runs", "-n", "2", *home)
     assert [line.split()[1] for line in out.splitlines() if "r-n" in line] == ["r-n23", "r-n24"]
+
+
+def test_ctrl_c_cancels_the_run_stops_its_servers_and_show_and_resume_say_so(
+    tmp_path: Path,
+) -> None:
+    pid_file = tmp_path / "server.pid"
+    sleepy = (
+        "bindings:\n"
+        + eh.SUMMARISE_BINDING
+        + binding("summarise_alt", "work", '{name: "alt-${d}"}', '{done: "$.structured.done"}')
+        + binding("index", "sleep", "{seconds: 60}", '{slept: "$.structured"}')
+    )
+    inputs = eh.write_inputs(tmp_path, n=2, bindings=sleepy, COUNTER_PID_FILE=str(pid_file))
+    home = ["--home", str(tmp_path / "home")]
+    command = [sys.executable, "-m", "plansmith", "run", *files(inputs), "--yes", "--json", *home]
+    # its own process group, which gets the SIGINT, as a terminal's Ctrl-C does
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    ) as engine:
+        assert engine.stdout is not None
+        events = []
+        for line in engine.stdout:  # the events as they happen
+            events.append(json.loads(line))
+            if events[-1]["type"] == "StepStarted" and events[-1]["tool"] == "sleep":
+                break
+        os.killpg(engine.pid, signal.SIGINT)
+        rest, err = engine.communicate(timeout=60)
+    events += [json.loads(line) for line in rest.splitlines()]
+    assert engine.returncode == 130, err
+    assert [e["type"] for e in events[-2:]] == ["RunCancelled", "RunFinished"]
+    assert events[-1]["state"] == "cancelled"
+    with pytest.raises(ProcessLookupError):  # the tool server went with the run
+        os.kill(int(pid_file.read_text()), 0)
+    run_id = events[0]["run_id"]
+    sleeping = {e["step"] for e in events if e["type"] == "StepStarted" and e["tool"] == "sleep"}
+
+    code, out, _ = invoke("show", run_id, *home)
+    assert code == 0
+    rows = [line for line in out.splitlines() if "counter/sleep" in line]
+    assert {line.split()[1] for line in rows} == sleeping
+    assert all("cancelled with" in line for line in rows)
+    assert f"run {run_id}: cancelled (the engine was interrupted)" in out
+
+    code, out, err = invoke("resume", run_id, "--yes", *home)
+    assert code == 5
+    assert out == ""
+    assert f"run {run_id} had already finished: cancelled (the engine was interrupted)" in err
+    assert "`plansmith run` starts a new run" in err
+
+
+def test_show_of_a_run_whose_engine_stopped_lists_the_step_it_left_running(
+    tmp_path: Path,
+) -> None:
+    from plansmith.execution import RunCreated, SqliteRunLog, StepStarted
+    from plansmith.execution._emit import Emitter
+
+    log = SqliteRunLog(tmp_path / "home" / "runs.db")
+    log.create_run("r-x", "2026-01-01T00:00:00.000Z", {})
+    emitter = Emitter(log, "r-x")
+    emitter.emit(RunCreated(run_id="r-x"))
+    emitter.emit(
+        StepStarted(
+            run_id="r-x",
+            step="s1",
+            action="summarise",
+            args=("d0",),
+            server="counter",
+            tool="work",
+            attempt=1,
+        )
+    )
+    log.close()  # as an engine killed mid-step leaves it: a start, no end
+    code, out, _ = invoke("show", "r-x", "--home", str(tmp_path / "home"))
+    assert code == 0
+    rows = [line.split("│")[1:4] for line in out.splitlines() if "counter/work" in line]
+    assert [[cell.strip() for cell in row] for row in rows] == [
+        ["s1", "summarise(d0)", "counter/work"]
+    ]
+    out = " ".join(out.split())
+    assert "started, no end yet" in out
+    assert (
+        "run r-x: not finished (if its engine stopped, `plansmith resume r-x` continues it)" in out
+    )

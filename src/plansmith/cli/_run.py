@@ -232,10 +232,17 @@ def resume_command(
         existing=True,
     )
 
+    heard: list[object] = []  # none when the run had already finished
+
     def go(sink: Callable[[object], None]) -> object:
+        def hear(event: object) -> None:
+            if not heard:
+                heard.append(event)
+            sink(event)
+
         async def main() -> object:
             return await engine.resume(
-                run_id, approve=yes, max_parallel=max_parallel, subscribe=sink
+                run_id, approve=yes, max_parallel=max_parallel, subscribe=hear
             )
 
         return anyio.run(main)
@@ -244,7 +251,15 @@ def resume_command(
         outcome = _drive(as_json, go)
     finally:
         engine.close()
-    _exit_for(getattr(outcome, "state", "failed"))
+    state = getattr(outcome, "state", "failed")
+    if not heard:
+        reason = getattr(outcome, "reason", None)
+        why = f" ({reason})" if reason else ""
+        new = "" if state == "succeeded" else "; `plansmith run` starts a new run"
+        typer.echo(
+            f"run {run_id} had already finished: {state}{why}: nothing to resume{new}", err=True
+        )
+    _exit_for(state)
 
 
 @app.command("replay")
@@ -303,16 +318,31 @@ def show_command(
     home: HomeOpt = Path(".plansmith"),
     log: LogOpt = None,
 ) -> None:
-    """What ran, timings, outputs, failures and replans of one run."""
-    from plansmith.execution import Replanned, RunFinished, StepFailed, StepRetrying, StepSucceeded
+    """What ran, timings, outputs, failures and replans of one run, and the steps it
+    left without an end (in flight when it was cancelled, or when its engine stopped)."""
+    from plansmith.execution import (
+        Replanned,
+        RunCancelled,
+        RunFinished,
+        StepFailed,
+        StepRetrying,
+        StepStarted,
+        StepSucceeded,
+        elapsed_ms,
+    )
 
     engine = open_engine(home, log=log, existing=True)
     events = engine.log.events(run_id)
     engine.close()
     console = Console()
     table = Table("step", "action", "server/tool", "attempt", "ms", "outcome")
+    open_steps: dict[str, StepStarted] = {}  # started, no end yet
+    stopped: RunCancelled | RunFinished | None = None  # what ended the run
     for e in events:
-        if isinstance(e, StepSucceeded):
+        if isinstance(e, StepStarted):
+            open_steps[e.step] = e
+        elif isinstance(e, StepSucceeded):
+            open_steps.pop(e.step, None)
             outputs = json.dumps(e.outputs)
             short = outputs if len(outputs) < 60 else outputs[:57] + "..."
             call = e.call
@@ -322,6 +352,7 @@ def show_command(
                 escape(short),
             )
         elif isinstance(e, StepFailed):
+            open_steps.pop(e.step, None)
             call = e.call
             table.add_row(
                 *_cells(e.step, call, f"{e.server}/{e.tool}", str(e.attempt)),
@@ -329,6 +360,7 @@ def show_command(
                 f"[red]{escape(e.error_class)}[/]: {escape(e.message)}",
             )
         elif isinstance(e, StepRetrying):
+            open_steps.pop(e.step, None)
             table.add_row(
                 *_cells(e.step, e.action, f"{e.server}/{e.tool}", str(e.attempt)),
                 "",
@@ -338,6 +370,21 @@ def show_command(
             table.add_row(
                 "", "[cyan]replanned[/]", "", "", "", f"without {escape(', '.join(e.failed))}"
             )
+        elif isinstance(e, RunCancelled | RunFinished) and stopped is None:
+            stopped = e
+    for e in open_steps.values():
+        ms = elapsed_ms(e.time, stopped.time) if stopped is not None else None
+        if isinstance(stopped, RunCancelled):
+            outcome = "[yellow]cancelled[/] with the run"
+        elif stopped is not None:
+            outcome = "[yellow]no end recorded[/]"
+        else:
+            outcome = "[yellow]started, no end yet[/]"
+        table.add_row(
+            *_cells(e.step, e.call, f"{e.server}/{e.tool}", str(e.attempt)),
+            "" if ms is None else f"{ms:.1f}",
+            outcome,
+        )
     console.print(table)
     finished = [e for e in events if isinstance(e, RunFinished)]
     if finished:
@@ -345,7 +392,10 @@ def show_command(
         reason = f" ({escape(last.reason)})" if last.reason else ""
         console.print(f"run {escape(run_id)}: {last.state}{reason}")
     else:
-        console.print(f"run {escape(run_id)}: not finished")
+        console.print(
+            f"run {escape(run_id)}: not finished (if its engine stopped, `plansmith resume"
+            f" {escape(run_id)}` continues it)"
+        )
 
 
 def _cells(*values: str) -> list[str]:

@@ -3,7 +3,7 @@ log, replanning, approval and the async runner."""
 
 from plansmith.execution._approval import ApprovalPolicy, tiers_needing_approval
 from plansmith.execution._codec import bound_from_dict, bound_to_dict
-from plansmith.execution._emit import Emitter, iso_time, unpack, utc_now
+from plansmith.execution._emit import Emitter, elapsed_ms, iso_time, unpack, utc_now
 from plansmith.execution._events import (
     EVENT_TYPES,
     AwaitingApproval,
@@ -136,6 +136,7 @@ __all__ = [
     "Emitter",
     "utc_now",
     "iso_time",
+    "elapsed_ms",
     "unpack",
     "bound_to_dict",
     "bound_from_dict",

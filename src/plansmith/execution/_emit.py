@@ -37,6 +37,19 @@ def iso_time(moment: datetime) -> str:
     )
 
 
+def elapsed_ms(start: str | None, end: str | None) -> float | None:
+    """Milliseconds from ``start`` to ``end`` (ISO UTC times as the events carry them),
+    or None when either is missing or not such a time."""
+    if not start or not end:
+        return None
+    try:
+        a = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(end.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return round((b - a).total_seconds() * 1000, 3)
+
+
 class Emitter:
     """Appends events to ``log`` before anyone acts on them (write-ahead)."""
 

@@ -114,6 +114,7 @@ class RunState:
     failed_pending: list[str] = field(default_factory=list)
     failed_all: list[str] = field(default_factory=list)
     finished: str | None = None
+    finished_reason: str | None = None  # why it failed or was cancelled
     last_seq: int = 0
 
 
@@ -182,6 +183,7 @@ def apply_event(run: RunState, event: Event) -> None:
             run.states[s.id] = StepState.PENDING
     elif isinstance(event, RunFinished):
         run.finished = event.state
+        run.finished_reason = event.reason
 
 
 def apply_step_started(run: RunState, event: StepStarted) -> None:

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
+from plansmith.execution import elapsed_ms
 from plansmith.web._views import RunView
 
-__all__ = ["run_report", "elapsed_ms"]
-
-
-def elapsed_ms(start: str | None, end: str | None) -> float | None:
-    """Milliseconds from ``start`` to ``end`` (ISO UTC times as the events carry them)."""
-    if not start or not end:
-        return None
-    try:
-        a = datetime.fromisoformat(start.replace("Z", "+00:00"))
-        b = datetime.fromisoformat(end.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return round((b - a).total_seconds() * 1000, 3)
+__all__ = ["run_report"]
 
 
 def run_report(view: RunView) -> dict[str, Any]:
