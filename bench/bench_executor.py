@@ -54,6 +54,7 @@ from mcp.server.mcpserver import MCPServer
 from plansmith.binding import BoundPlan, ToolCatalog, bind, parse_bindings
 from plansmith.execution import (
     Emitter,
+    Event,
     MemoryRunLog,
     PlanReady,
     RunLog,
@@ -61,6 +62,7 @@ from plansmith.execution import (
     SqliteRunLog,
     bound_to_dict,
     fold,
+    step_histories,
 )
 from plansmith.model import ActionSchema, Domain, JSONValue, Plan, Step, Tier, TypedName
 from plansmith.servers import (
@@ -732,6 +734,13 @@ def resume_bench(kills: int = 20, n_docs: int = 100, seed: int = 7, *, views: bo
             keys_per_call.setdefault(str(c["args"]["name"]), set()).add(c["key"])
         engine = Engine(home)
         resumed = anyio.run(engine.resume, "r-resume")
+        recorded = engine.log.events("r-resume")
+
+        async def replay() -> list[Event]:
+            with anyio.fail_after(300):
+                return await engine.replay("r-resume")
+
+        replayed = anyio.run(replay)
         engine.close()
         fresh_dir = root / "fresh"
         fresh_dir.mkdir()
@@ -752,6 +761,12 @@ def resume_bench(kills: int = 20, n_docs: int = 100, seed: int = 7, *, views: bo
             f"steps with more than one key: {sum(len(v) > 1 for v in keys_per_call.values())}, "
             f"outputs equal to an uninterrupted run: {resumed.outputs == fresh.outputs}"  # type: ignore[attr-defined]
             f" ({elapsed:.0f} s)"
+        )
+        parts = sum(e.type == "RunStarted" for e in recorded)
+        print(
+            f"  replay of its {parts} parts: {len(replayed)} events for {len(recorded)} recorded,"
+            " each step's events as recorded:"
+            f" {step_histories(replayed) == step_histories(recorded)}"
         )
 
 

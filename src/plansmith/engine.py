@@ -42,8 +42,10 @@ from plansmith.execution import (
     Emitter,
     Event,
     MemoryRunLog,
+    PartEnd,
     PlanApproved,
     PlanReady,
+    RecordedPart,
     ReplanFn,
     Replanner,
     ReplayInvoker,
@@ -56,6 +58,7 @@ from plansmith.execution import (
     RunState,
     SqliteRunLog,
     StepKey,
+    ToolCall,
     ToolInvoker,
     TraceSetup,
     bound_to_dict,
@@ -65,6 +68,7 @@ from plansmith.execution import (
     new_engine_id,
     open_run_log,
     owner_gone,
+    recorded_parts,
     replay_replan,
     tiers_needing_approval,
     tracing_from_env,
@@ -767,32 +771,66 @@ class Engine:
                 await anyio.sleep(period)  # a polling period, not a synchronisation
 
     async def replay(self, run_id: str, *, subscribe: Subscriber | None = None) -> list[Event]:
-        """Run the recorded plan again offline against the recorded outputs."""
+        """Run the recorded run again offline against its recorded outcomes: each part of
+        it (one per engine that drove it: the first run, each resume or take-over) from
+        the log as that engine found it, ended where the record ends it (a killed
+        engine's part stops there, a cancelled one is cancelled with its reason). Raises
+        ``ExecutionError`` when the replay calls an attempt the record has no outcome
+        for in a part that finished (the log is not this plan's, or is damaged)."""
         events = self.log.events(run_id)
         memory = MemoryRunLog()
         memory.create_run(run_id, "", {})
         emitter = Emitter(memory, run_id)
         if subscribe is not None:
             emitter.subscribe(subscribe)
-        for e in events:
-            if e.type in ("RunCreated", "PlanReady", "AwaitingApproval", "PlanApproved"):
-                emitter.emit(e)
-            elif e.type == "RunStarted":
-                break
-        state = fold(run_id, memory.events(run_id))
+        for part in recorded_parts(events):
+            for event in part.before:
+                emitter.emit(event)
+            if part.events:
+                await self._replay_part(run_id, events, part, emitter)
+        return memory.events(run_id)
+
+    async def _replay_part(
+        self, run_id: str, events: list[Event], part: RecordedPart, emitter: Emitter
+    ) -> None:
+        state = fold(run_id, part.prefix)  # the log as the part's engine found it
         if state.bound is None:
             raise ExecutionError(f"run {run_id} has no plan to replay")
-        invoker = ReplayInvoker(self.log, events)
+        strays: list[ToolCall] = []
+        finished = part.ending == "finished"
+
+        def unrecorded(call: ToolCall) -> None:
+            if finished:  # every call of a finished part ended: this one is not the record's
+                strays.append(call)
+                runner.halt()
+
         runner = self._runner(  # offline: the recorded replans, whatever their tiers
             state,
             emitter,
-            invoker,
-            max_parallel=8,
+            ReplayInvoker(self.log, part.events, unrecorded=unrecorded),
+            max_parallel=part.peak,  # as many in flight as the part had, no more
             replan=replay_replan(events),
             policy=ApprovalPolicy(frozenset()),
         )
-        await runner.run()
-        return memory.events(run_id)
+        if not finished:
+            reason = part.reason
+            stop = runner.halt if part.ending == "stopped" else lambda: runner.cancel(reason)
+            end = PartEnd(part, stop)
+            emitter.subscribe(end)
+        try:
+            await runner.run()
+        finally:
+            if not finished:
+                emitter.subscribers.remove(end)
+        if strays:
+            call = strays[0]
+            raise ExecutionError(
+                f"cannot replay run {run_id}: the replay called attempt {call.attempt} of"
+                f" step {call.step}, which the recorded run has no outcome for",
+                location=Location(step=call.step),
+                hint="the run log does not hold this run's whole history (damaged, or"
+                " written by another version of plansmith)",
+            )
 
 
 def open_engine(

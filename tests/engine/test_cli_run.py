@@ -236,6 +236,20 @@ def test_ctrl_c_cancels_the_run_stops_its_servers_and_show_and_resume_say_so(
     assert f"run {run_id} had already finished: cancelled (the engine was interrupted)" in err
     assert "`plansmith run` starts a new run" in err
 
+    code, out, err = invoke("replay", run_id, *home)  # ends where the run ended: cancelled
+    assert code == 0
+    assert "in 1 part(s); each step's events as recorded" in err
+    replayed = [json.loads(line) for line in out.splitlines()]
+
+    def kind(e: dict[str, object]) -> tuple[str, str, str]:
+        return (str(e["type"]), str(e.get("step", "")), str(e.get("reason", "")))
+
+    assert sorted(map(kind, replayed)) == sorted(map(kind, events))
+    assert [kind(e) for e in replayed[-2:]] == [
+        ("RunCancelled", "", "the engine was interrupted"),
+        ("RunFinished", "", "the engine was interrupted"),
+    ]
+
 
 def test_show_of_a_run_whose_engine_stopped_lists_the_step_it_left_running(
     tmp_path: Path,
@@ -270,3 +284,28 @@ def test_show_of_a_run_whose_engine_stopped_lists_the_step_it_left_running(
     assert (
         "run r-x: not finished (if its engine stopped, `plansmith resume r-x` continues it)" in out
     )
+
+
+def test_replay_says_which_steps_differ_from_a_record_it_cannot_reproduce(
+    tmp_path: Path,
+) -> None:
+    from plansmith.execution import SqliteRunLog, StepStarted
+    from plansmith.execution._emit import Emitter
+
+    inputs = eh.write_inputs(tmp_path, n=1)
+    home = ["--home", str(tmp_path / "home")]
+    code, out, err = invoke("run", *files(inputs), "--yes", "--json", *home)
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    run_id, last = events[0]["run_id"], events[-1]["seq"]
+    code, _, err = invoke("replay", run_id, *home)
+    assert code == 0
+    assert f"replayed run {run_id}: {len(events)} events in 1 part(s)" in err
+    log = SqliteRunLog(tmp_path / "home" / "runs.db")  # a record no replay can give
+    emitter = Emitter(log, run_id, last_seq=last)
+    emitter.emit(StepStarted(run_id=run_id, step="s1", action="summarise", attempt=9))
+    log.close()
+    code, _, err = invoke("replay", run_id, *home)
+    assert code == 5
+    assert f"the replay of run {run_id} differs from its record in step(s) s1" in err
+    assert f"plansmith show {run_id}" in err

@@ -9,8 +9,8 @@ import anyio
 import pytest
 
 from plansmith.engine import Engine
-from plansmith.errors import ApprovalRequiredError, BindingError
-from plansmith.execution import Event, StepSucceeded
+from plansmith.errors import ApprovalRequiredError, BindingError, ExecutionError
+from plansmith.execution import Event, MemoryRunLog, StepSucceeded
 
 pytestmark = pytest.mark.anyio
 
@@ -161,3 +161,23 @@ async def test_htn_run_replans_with_the_next_method(tmp_path: Path) -> None:
     ]
     assert [e.type for e in events].count("Replanned") == 2
     engine.close()
+
+
+async def test_replay_of_a_log_missing_an_outcome_is_a_clear_error(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=1)
+    engine = Engine(tmp_path / "home")
+    with anyio.fail_after(60):
+        outcome = await engine.run(inputs, approve=True)
+    recorded = engine.log.events(outcome.run_id)
+    engine.close()
+    lost = next(e for e in recorded if isinstance(e, StepSucceeded))
+    damaged = MemoryRunLog()  # the same run with one step's end gone
+    damaged.create_run(outcome.run_id, "", {})
+    for event in recorded:
+        if event is not lost:
+            damaged.append(event)
+    with anyio.fail_after(60), pytest.raises(ExecutionError) as info:
+        await Engine(tmp_path / "home2", log=damaged).replay(outcome.run_id)
+    assert f"attempt 1 of step {lost.step}" in info.value.message
+    assert info.value.location.step == lost.step
+    assert info.value.hint

@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from plansmith.engine import Engine
-from plansmith.execution import StepSucceeded
+from plansmith.execution import RunStarted, StepSucceeded, step_histories
 
 pytestmark = pytest.mark.anyio
 
@@ -84,6 +84,14 @@ async def test_resume_after_sigkill_never_recalls_finished_steps(tmp_path: Path)
     for c in calls(call_log):
         by_step.setdefault(str(c["args"]["name"]), set()).add(c["key"])  # type: ignore[index]
     assert all(len(keys) == 1 for keys in by_step.values())
+
+    # the replay goes through both parts: the killed engine's, stopped where it was
+    # killed, then the resumed one's, from the log as the resume found it
+    recorded = engine.log.events("r-kill")
+    with anyio.fail_after(60):
+        replayed = await engine.replay("r-kill")
+    assert [e.resumed for e in replayed if isinstance(e, RunStarted)] == [False, True]
+    assert step_histories(replayed) == step_histories(recorded)
 
     fresh_dir = tmp_path / "fresh"
     fresh_dir.mkdir()

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
+import anyio
+
 from plansmith.binding import Bindings, ToolCatalog, ToolSpec, bind, parse_bindings
 from plansmith.binding._model import BoundPlan
 from plansmith.execution import (
     MemoryRunLog,
     PlanReady,
     RunLog,
+    Runner,
+    RunOutcome,
     ToolCall,
     ToolResult,
     bound_to_dict,
@@ -28,6 +34,24 @@ from plansmith.model import (
 )
 
 ITEM = (TypedName("x", "item"),)
+
+
+async def run_until(
+    runner: Runner, ready: Callable[[], Awaitable[object]], stop: Callable[[], None]
+) -> RunOutcome:
+    """Run ``runner``; once ``ready()`` returns (under a deadline), call ``stop()``; the
+    run's outcome."""
+    outcomes: list[RunOutcome] = []
+    async with anyio.create_task_group() as tg:
+
+        async def go() -> None:
+            outcomes.append(await runner.run())
+
+        tg.start_soon(go)
+        with anyio.fail_after(10):
+            await ready()
+        stop()
+    return outcomes[0]
 
 
 async def work_ok(call: ToolCall) -> ToolResult:

@@ -19,10 +19,19 @@ from plansmith.binding import BoundPlan, StepPolicy
 from plansmith.errors import ExecutionError, RunNotFoundError, ToolCallError
 from plansmith.execution import (
     ApprovalPolicy,
+    AwaitingApproval,
+    Event,
     FakeInvoker,
+    PartEnd,
+    PlanReady,
     RecordingInvoker,
     ReplayInvoker,
+    RunCancelled,
+    RunCreated,
+    RunFinished,
     Runner,
+    RunStarted,
+    StepStarted,
     StepState,
     StepSucceeded,
     ToolCall,
@@ -31,6 +40,7 @@ from plansmith.execution import (
     bound_to_dict,
     event_from_dict,
     fold,
+    recorded_parts,
     replay_replan,
     should_retry,
     tiers_needing_approval,
@@ -145,7 +155,7 @@ def test_emitter_defers_views_until_the_events_are_flushed() -> None:
     seen: list[str] = []
     emitter = Emitter(log, "r")
     emitter.subscribe(lambda e: seen.append(e.type))
-    emitter.emit(h.PlanReady(run_id="r", plan_hash="h"), defer=True)
+    emitter.emit(PlanReady(run_id="r", plan_hash="h"), defer=True)
     assert seen == []
     emitter.flush()
     assert seen == ["PlanReady"]
@@ -218,7 +228,7 @@ def test_flush_writes_every_appended_event_in_order(open_log: OpenLog, count: in
     log.create_run("r", "", {})
     emitter = Emitter(log, "r")
     for k in range(count):
-        emitter.emit(h.PlanReady(run_id="r", plan_hash=f"h{k}"), defer=True)
+        emitter.emit(PlanReady(run_id="r", plan_hash=f"h{k}"), defer=True)
     emitter.flush()
     log.close()
     reopened = open_log()
@@ -233,10 +243,10 @@ def test_flush_of_a_duplicate_event_fails_and_writes_none_of_its_batch(
 ) -> None:
     log = open_log()
     log.create_run("r", "", {})
-    first = h.PlanReady(run_id="r", seq=1, time="t", plan_hash="a")
+    first = PlanReady(run_id="r", seq=1, time="t", plan_hash="a")
     log.append(first)
     log.flush()
-    log.append(h.PlanReady(run_id="r", seq=2, time="t", plan_hash="b"))
+    log.append(PlanReady(run_id="r", seq=2, time="t", plan_hash="b"))
     log.append(first)  # seq 1 again
     with pytest.raises(ExecutionError):
         log.flush()
@@ -248,7 +258,7 @@ def test_emitter_stamps_utc_times_to_the_millisecond() -> None:
     log = h.MemoryRunLog()
     log.create_run("r", "", {})
     emitter = Emitter(log, "r")
-    stamps = [emitter.emit(h.PlanReady(run_id="r", plan_hash="h")).time for _ in range(3)]
+    stamps = [emitter.emit(PlanReady(run_id="r", plan_hash="h")).time for _ in range(3)]
     for stamp in stamps:
         assert len(stamp) == len("2026-01-01T00:00:00.000Z")
         assert (stamp[10], stamp[19], stamp[-1]) == ("T", ".", "Z")
@@ -265,3 +275,97 @@ def test_pack_keeps_small_values_inline_and_moves_large_ones_to_blobs() -> None:
     escaped = "\u0001" * 30  # 30 characters, 180 bytes of JSON
     assert set(emitter.pack({"e": escaped})) == {"$blob"}  # type: ignore[arg-type]
     assert emitter.pack({"e": "\u0001" * 10}) == {"e": "\u0001" * 10}
+
+
+async def _record_stopped_then_resumed() -> list[Event]:
+    """A chain of 3 whose first engine stops (``halt``) while s1 is in flight, then a
+    resume that finishes it, as its log records it."""
+    log, state = h.start_run(h.bound(h.chain(3)))
+    in_flight = anyio.Event()
+
+    async def stuck_at_s1(call: ToolCall) -> ToolResult:
+        if call.step == "s1":
+            in_flight.set()
+            await anyio.sleep_forever()
+        return await h.work_ok(call)
+
+    runner = Runner(FakeInvoker(stuck_at_s1), log, state)
+    await h.run_until(runner, in_flight.wait, runner.halt)
+    with anyio.fail_after(10):
+        await Runner(FakeInvoker(h.work_ok), log, fold("run-1", log.events("run-1"))).run()
+    return log.events("run-1")
+
+
+async def test_a_recorded_run_is_cut_into_one_part_per_engine_that_drove_it() -> None:
+    events = await _record_stopped_then_resumed()
+    parts = recorded_parts(events)
+    assert [p.ending for p in parts] == ["stopped", "finished"]
+    assert [e.type for e in parts[0].before] == ["PlanReady"]
+    assert parts[1].before == ()
+    second = [i for i, e in enumerate(events) if e.type == "RunStarted"][1]
+    assert parts[1].prefix == tuple(events[:second])
+    assert [p.events[0].type for p in parts] == ["RunStarted", "RunStarted"]
+    assert [e.type for e in parts[0].events][-1] == "StepStarted"  # s1, then the stop
+    assert sum(len(p.before) + len(p.events) for p in parts) == len(events)
+
+
+def test_recorded_parts_of_a_cancelled_run_and_of_runs_that_never_started() -> None:
+    r = "r"
+    started = StepStarted(run_id=r, step="s0", action="work", attempt=1)
+    cancelled = [
+        PlanReady(run_id=r, plan_hash="h"),
+        RunStarted(run_id=r),
+        started,
+        RunCancelled(run_id=r, reason="user asked"),
+        RunFinished(run_id=r, state="cancelled", reason="user asked"),
+    ]
+    (part,) = recorded_parts(cancelled)
+    assert (part.ending, part.reason, part.peak) == ("cancelled", "user asked", 1)
+    waiting = [PlanReady(run_id=r, plan_hash="h"), AwaitingApproval(run_id=r, plan_hash="h")]
+    (part,) = recorded_parts(waiting)
+    assert (part.before, part.events, part.ending) == (tuple(waiting), (), "stopped")
+    bind_failed = [RunCreated(run_id=r), RunFinished(run_id=r, state="failed", reason="x")]
+    (part,) = recorded_parts(bind_failed)
+    assert (part.before, part.events) == (tuple(bind_failed), ())
+    # a resume that waits for an approval after the first engine stopped
+    (first, after) = recorded_parts([*cancelled[:3], *waiting[1:]])
+    assert (first.ending, [e.type for e in after.before], after.events) == (
+        "stopped",
+        ["AwaitingApproval"],
+        (),
+    )
+
+
+def test_part_end_stops_once_every_recorded_step_event_was_made_again() -> None:
+    r = "r"
+    recorded = [
+        RunStarted(run_id=r),
+        StepStarted(run_id=r, step="s0", action="work", attempt=1),
+        StepSucceeded(run_id=r, step="s0", action="work", attempt=1),
+        StepStarted(run_id=r, step="s1", action="work", attempt=1),
+    ]
+    (part,) = recorded_parts(recorded)
+    stops: list[int] = []
+    end = PartEnd(part, lambda: stops.append(1))
+    replayed = [
+        RunStarted(run_id=r),
+        StepStarted(run_id=r, step="s0", action="work", attempt=1),
+        StepStarted(run_id=r, step="s9", action="work", attempt=1),  # not the record's
+        StepSucceeded(run_id=r, step="s0", action="work", attempt=1),
+    ]
+    for event in replayed:
+        end(event)
+    assert stops == []
+    end(recorded[3])
+    assert stops == [1]
+    end(recorded[3])
+    assert stops == [1]
+
+
+async def test_replay_invoker_waits_on_an_attempt_the_record_has_no_outcome_for() -> None:
+    seen: list[str] = []
+    invoker = ReplayInvoker(h.MemoryRunLog(), [], unrecorded=lambda call: seen.append(call.step))
+    with anyio.move_on_after(0.05) as scope:  # waits: until cancelled
+        await invoker.invoke(ToolCall("s", "t", {}, "k", step="s0"))
+    assert scope.cancelled_caught
+    assert seen == ["s0"]

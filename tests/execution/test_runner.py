@@ -382,3 +382,24 @@ async def test_a_cancellation_nobody_asked_for_fails_the_step_as_a_protocol_erro
     assert [(e.step, e.error_class) for e in failed] == [("s1", "protocol_error")]
     succeeded = {e.step for e in log.events(state.run_id) if isinstance(e, StepSucceeded)}
     assert succeeded == {"s0", "s2"}
+
+
+async def test_halt_stops_as_a_killed_engine_does_and_records_nothing_more() -> None:
+    ended = anyio.Event()
+
+    async def forever(call: ToolCall) -> ToolResult:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            ended.set()
+        raise AssertionError
+
+    fake = FakeInvoker(forever)
+    log, state = h.start_run(h.bound(h.wide(2)))
+    runner = Runner(fake, log, state)
+    outcome = await h.run_until(runner, fake.started.wait, runner.halt)
+    assert ended.is_set()  # the call in flight was cancelled
+    assert outcome.state == "stopped"
+    types = [e.type for e in log.events("run-1")]
+    assert types[-1] == "StepStarted"
+    assert not {"StepFailed", "RunCancelled", "RunFinished"} & set(types)

@@ -181,18 +181,13 @@ async def test_cancel_while_a_chain_step_runs_in_the_first_steps_worker() -> Non
     fake = FakeInvoker(hold_s1)
     log, state = h.start_run(h.bound(h.chain(3)))
     runner = Runner(fake, log, state)
-    outcomes = []
-    async with anyio.create_task_group() as tg:
 
-        async def go() -> None:
-            outcomes.append(await runner.run())
+    async def s1_called() -> None:
+        while len(fake.calls) < 2:  # wait for each call's start
+            await fake.started.wait()
 
-        tg.start_soon(go)
-        with anyio.fail_after(10):
-            while len(fake.calls) < 2:  # s1 called: wait for each call's start
-                await fake.started.wait()
-        runner.cancel("user asked")
-    assert outcomes[0].state == "cancelled"
+    outcome = await h.run_until(runner, s1_called, lambda: runner.cancel("user asked"))
+    assert outcome.state == "cancelled"
     assert types_of(log, "s0") == ["StepStarted", "StepSucceeded"]
     assert types_of(log, "s1") == ["StepStarted"]
     assert types_of(log, "s2") == []

@@ -27,7 +27,7 @@ from plansmith.cli._engine_options import (
     SchedulerOpt,
     open_engine,
 )
-from plansmith.errors import ApprovalRequiredError, InputError
+from plansmith.errors import ApprovalRequiredError, ExecutionError, InputError
 
 if TYPE_CHECKING:
     from plansmith.engine import Engine
@@ -269,12 +269,32 @@ def replay_command(
     home: HomeOpt = Path(".plansmith"),
     log: LogOpt = None,
 ) -> None:
-    """Re-run a recorded run offline against its recorded outputs; prints its events."""
+    """Re-run a recorded run offline against its recorded outputs; prints its events,
+    then says on stderr whether each step's events are the recorded ones (exit 5 if
+    not)."""
+    from plansmith.execution import step_histories
+
     engine = open_engine(home, log=log, existing=True)
     try:
-        anyio.run(lambda: engine.replay(run_id, subscribe=_json_line))
+        replayed = anyio.run(lambda: engine.replay(run_id, subscribe=_json_line))
+        recorded = step_histories(engine.log.events(run_id))
     finally:
         engine.close()
+    again = step_histories(replayed)
+    parts = sum(e.type == "RunStarted" for e in replayed)
+    if again != recorded:
+        keys = recorded.keys() | again.keys()
+        steps = sorted(s for s in keys if s and recorded.get(s) != again.get(s))
+        where = f"step(s) {', '.join(steps)}" if steps else "the run's own events"
+        raise ExecutionError(
+            f"the replay of run {run_id} differs from its record in {where}",
+            hint=f"compare `plansmith show {run_id}` with the events printed above",
+        )
+    typer.echo(
+        f"replayed run {run_id}: {len(replayed)} events in {parts} part(s);"
+        " each step's events as recorded",
+        err=True,
+    )
 
 
 @app.command("runs")

@@ -48,7 +48,14 @@ from plansmith.execution._replan import (
     make_replan,
     rename_steps,
 )
-from plansmith.execution._replay import ReplayInvoker, replay_replan
+from plansmith.execution._replay import (
+    PartEnd,
+    RecordedPart,
+    ReplayInvoker,
+    recorded_parts,
+    replay_replan,
+    step_histories,
+)
 from plansmith.execution._runner import Runner, RunOutcome, idempotency_key, unapproved_tiers
 from plansmith.execution._states import (
     TRANSITIONS,
@@ -104,6 +111,10 @@ __all__ = [
     "CallRecord",
     "FakeInvoker",
     "ReplayInvoker",
+    "RecordedPart",
+    "recorded_parts",
+    "PartEnd",
+    "step_histories",
     "replay_replan",
     "should_retry",
     "backoff_delay",

@@ -1,27 +1,175 @@
-"""Replay: answer every call from a recorded run's events, offline."""
+"""Replay: answer every call from a recorded run's events, offline.
+
+A recorded run is one or more *parts*, one per engine that drove it: the first from
+``RunStarted``, and one more after each resume or take-over (its own ``RunStarted``).
+A part ends finished (``RunFinished``), cancelled (``RunCancelled``), or stopped: its
+engine was killed, and the next part (or nothing) follows. A replay runs each part
+from the log as its engine found it, answers each call with the recorded outcome, and
+ends a part that did not finish where the record ends it: once it has made every step
+event the part recorded, it stops as a killed engine does, or cancels with the recorded
+reason. A call the record has no outcome for was in flight when the part ended (or its
+start was lost with the engine): it waits.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import anyio
 
 from plansmith.binding import BoundPlan
 from plansmith.errors import ExecutionError, Location, ToolCallError
 from plansmith.execution._codec import bound_from_dict
 from plansmith.execution._emit import unpack
-from plansmith.execution._events import Event, Replanned, StepFailed, StepRetrying, StepSucceeded
+from plansmith.execution._events import (
+    Event,
+    Replanned,
+    RunCancelled,
+    RunFinished,
+    RunStarted,
+    StepFailed,
+    StepProgress,
+    StepRetrying,
+    StepStarted,
+    StepSucceeded,
+)
 from plansmith.execution._invoker import ToolCall, ToolResult
 from plansmith.execution._log import RunLog
 from plansmith.execution._replan import ReplanFn, ReplanRequest
 
-__all__ = ["ReplayInvoker", "replay_replan"]
+__all__ = [
+    "PartEnd",
+    "RecordedPart",
+    "ReplayInvoker",
+    "recorded_parts",
+    "replay_replan",
+    "step_histories",
+]
 
 Outcome = ToolResult | ToolCallError
+#: what the engine records, not a runner: the plan and its approvals
+_ENGINE_EVENTS = frozenset({"RunCreated", "PlanReady", "AwaitingApproval", "PlanApproved"})
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedPart:
+    """One engine's part of a recorded run (see the module docstring)."""
+
+    before: tuple[Event, ...]  # the engine's events recorded before it (plan, approvals)
+    prefix: tuple[Event, ...]  # every event recorded before its RunStarted
+    events: tuple[Event, ...]  # its RunStarted and the runner's events; () if none ran
+    ending: str  # finished | cancelled | stopped
+    reason: str = ""  # the cancellation's
+
+    @property
+    def peak(self) -> int:
+        """The most steps it had in flight at once (at least 1): the limit its replay
+        runs under, so that it starts no step the part did not start."""
+        running: set[str] = set()
+        peak = 1
+        for event in self.events:
+            if isinstance(event, StepStarted):
+                running.add(event.step)
+                peak = max(peak, len(running))
+            elif isinstance(event, StepSucceeded | StepFailed):
+                running.discard(event.step)
+        return peak
+
+
+def recorded_parts(events: Sequence[Event]) -> list[RecordedPart]:
+    """``events`` (a run's log) cut into its parts. What no runner recorded (the plan,
+    approvals, an end before any step ran) goes into the next part's ``before``; when no
+    part follows (the run never started, or a resume waits for an approval), into a last
+    part with no events."""
+    parts: list[RecordedPart] = []
+    before: list[Event] = []
+    opened: tuple[tuple[Event, ...], int] | None = None  # the part being read: before, start
+    for at, event in enumerate(events):
+        if isinstance(event, RunStarted):
+            if opened is not None:
+                parts.append(_part(opened[0], events, opened[1], at))
+            opened, before = (tuple(before), at), []
+        elif event.type in _ENGINE_EVENTS or opened is None:
+            before.append(event)
+    if opened is not None:
+        parts.append(_part(opened[0], events, opened[1], len(events)))
+    if before:
+        parts.append(RecordedPart(tuple(before), tuple(events), (), "stopped"))
+    return parts
+
+
+def _part(before: tuple[Event, ...], events: Sequence[Event], start: int, end: int) -> RecordedPart:
+    prefix = tuple(events[:start])
+    ran = tuple(e for e in events[start:end] if e.type not in _ENGINE_EVENTS)
+    for event in ran:
+        if isinstance(event, RunCancelled):
+            return RecordedPart(before, prefix, ran, "cancelled", event.reason)
+    finished = any(isinstance(e, RunFinished) for e in ran)
+    return RecordedPart(before, prefix, ran, "finished" if finished else "stopped")
+
+
+def _step_event_key(event: Event) -> tuple[str, str, int] | None:
+    if isinstance(event, StepStarted | StepSucceeded | StepFailed | StepRetrying):
+        return (event.type, event.step, event.attempt)
+    if isinstance(event, Replanned):
+        return (event.type, event.plan_hash, 0)
+    return None
+
+
+def step_histories(events: Sequence[Event]) -> dict[str, list[tuple[str, int, str]]]:
+    """Each step's events in order, without times, seqs and values (type, attempt, and
+    a run event's state; the run's own events under ""): what a replay reproduces,
+    whereas steps that ran in parallel may interleave otherwise. Progress reports are
+    left out (a replay has none)."""
+    steps: dict[str, list[tuple[str, int, str]]] = {}
+    for event in events:
+        if isinstance(event, StepProgress):
+            continue
+        row = (event.type, getattr(event, "attempt", 0), str(getattr(event, "state", "")))
+        steps.setdefault(getattr(event, "step", ""), []).append(row)
+    return steps
+
+
+class PartEnd:
+    """A view for the replay of a part that did not finish: calls ``stop`` once the
+    replay has made every step event (start, end, retry) and replan the part recorded."""
+
+    def __init__(self, part: RecordedPart, stop: Callable[[], None]) -> None:
+        self.missing: dict[tuple[str, str, int], int] = {}
+        for event in part.events:
+            key = _step_event_key(event)
+            if key is not None:
+                self.missing[key] = self.missing.get(key, 0) + 1
+        self.left = sum(self.missing.values())
+        self.stop = stop
+        self.stopped = False
+
+    def __call__(self, event: Event) -> None:
+        key = _step_event_key(event)
+        if key is not None and self.missing.get(key, 0) > 0:
+            self.missing[key] -= 1
+            self.left -= 1
+        if not self.left and not self.stopped:
+            self.stopped = True
+            self.stop()
 
 
 class ReplayInvoker:
-    """Returns, for each step and attempt, what the recorded run got (result or failure)."""
+    """Returns, for each step and attempt, what the recorded run got (result or failure).
 
-    def __init__(self, log: RunLog, events: Sequence[Event]) -> None:
+    An attempt it has no outcome for raises ``ExecutionError``; with ``unrecorded``, it
+    calls ``unrecorded(call)`` instead and waits until it is cancelled (the attempt was
+    in flight when the recorded part ended)."""
+
+    def __init__(
+        self,
+        log: RunLog,
+        events: Sequence[Event],
+        *,
+        unrecorded: Callable[[ToolCall], None] | None = None,
+    ) -> None:
+        self.unrecorded = unrecorded
         self.outcomes: dict[tuple[str, int], Outcome] = {}
         for e in events:
             if isinstance(e, StepSucceeded):
@@ -40,6 +188,9 @@ class ReplayInvoker:
 
     async def invoke(self, call: ToolCall) -> ToolResult:
         outcome = self.outcomes.get((call.step, call.attempt))
+        if outcome is None and self.unrecorded is not None:
+            self.unrecorded(call)
+            await anyio.sleep_forever()
         if outcome is None:
             raise ExecutionError(
                 f"the recorded run has no attempt {call.attempt} of step {call.step}",

@@ -138,6 +138,7 @@ class Runner:
         self._per_server: dict[str, int] = {}
         self._idle = anyio.Event()
         self._cancel_reason: str | None = None
+        self._halted = False
         self._scope: anyio.CancelScope | None = None
         # stateless wrappers, shared by every step (a step adds its own RetryInvoker); a
         # step's first attempt calls ``_timed`` or ``invoker`` and classifies inline
@@ -162,6 +163,14 @@ class Runner:
         if self._scope is not None:
             self._scope.cancel()
 
+    def halt(self) -> None:
+        """Stop as a killed engine stops: in-flight calls are cancelled and the run records
+        nothing more (``run`` returns the state ``stopped``). For a replay of a recorded
+        run whose engine stopped there."""
+        self._halted = True
+        if self._scope is not None:
+            self._scope.cancel()
+
     async def run(self) -> RunOutcome:
         with frozen_heap():  # full collections during the run walk only what it made
             return await self._run()
@@ -175,7 +184,7 @@ class Runner:
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
-                if self._cancel_reason is None:
+                if self._cancel_reason is None and not self._halted:
                     await self._loop()
         except (anyio.get_cancelled_exc_class(), KeyboardInterrupt):
             with anyio.CancelScope(shield=True):
@@ -185,6 +194,9 @@ class Runner:
             reason = f"internal error: {type(error).__name__}: {error}"
             self.emit(RunFinished(run_id=self.state.run_id, state="failed", reason=reason))
             raise
+        if self._halted:
+            self.emitter.flush()  # what the steps recorded before the stop
+            return RunOutcome(self.state.run_id, "stopped", None, self._outputs())
         if self._cancel_reason is not None:
             return self._finish_cancelled(self._cancel_reason)
         return self._finish()
