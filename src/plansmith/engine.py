@@ -310,6 +310,7 @@ class Engine:
         self.pool_factory: PoolFactory = pool_factory or _local_pool
         self.leases: RunLeases | None = self.log if isinstance(self.log, RunLeases) else None
         self.engine_id = engine_id or new_engine_id()
+        self._runners: dict[str, Runner] = {}  # the runs whose steps this engine runs now
         self.lease_ttl = lease_ttl
         self.lease_renew = lease_renew if lease_renew is not None else lease_ttl / 3
         self._driving: set[str] = set()
@@ -490,7 +491,7 @@ class Engine:
                 policy=policy,
             )
             try:
-                return await runner.run()
+                return await self._run_runner(runner)
             finally:
                 await self._flush_traces()
 
@@ -559,6 +560,26 @@ class Engine:
             unattended_tiers=frozenset(Tier) - (policy or ApprovalPolicy()).needs_person,
         )
 
+    async def _run_runner(self, runner: Runner) -> RunOutcome:
+        run_id = runner.state.run_id
+        self._runners[run_id] = runner
+        try:
+            return await runner.run()
+        finally:
+            self._runners.pop(run_id, None)
+
+    def cancel(self, run_id: str, reason: str = "cancelled") -> bool:
+        """Cancel ``run_id`` if this engine is running its steps: its calls in flight are
+        cancelled and it ends ``cancelled`` with ``reason`` (``RunCancelled`` and
+        ``RunFinished`` in its log); its ``run`` or ``resume`` then returns. False when
+        no step of it runs here (not started yet, or finished): the caller stops it
+        otherwise, e.g. by cancelling the task that runs it."""
+        runner = self._runners.get(run_id)
+        if runner is None:
+            return False
+        runner.cancel(reason)
+        return True
+
     async def resume(
         self,
         run_id: str,
@@ -613,7 +634,7 @@ class Engine:
                     replan=ctx.replan_fn(catalog, first),
                 )
                 try:
-                    return await runner.run()
+                    return await self._run_runner(runner)
                 finally:
                     await self._flush_traces()
 

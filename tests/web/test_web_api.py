@@ -148,17 +148,22 @@ async def test_run_waits_for_approval_then_runs_every_step(client: httpx.AsyncCl
     assert again.status_code == 409
 
 
+def _run_to_its_first_step(client: httpx.Client) -> str:
+    """Create and approve a run of problem-1; return its id once a step has started."""
+    run = client.post("/api/runs", json={"domain": "docs", "problem": "problem-1"}).json()
+    client.post(f"/api/runs/{run['run_id']}/approve", json={"plan_hash": run["plan_hash"]})
+    with client.stream("GET", f"/api/runs/{run['run_id']}/events") as stream:
+        for line in stream.iter_lines():
+            if line == "event: StepStarted":
+                break
+    return str(run["run_id"])
+
+
 def test_cancel_stops_a_running_step_and_records_it(tmp_path: Path) -> None:
     root = write_domains(tmp_path, sizes=(1,), bindings=SLOW_BINDINGS)
     app = create_app(WebSettings(home=tmp_path / "home", domains=root))
     with ServerThread(app) as server, httpx.Client(base_url=server.url, timeout=60) as client:
-        run = client.post("/api/runs", json={"domain": "docs", "problem": "problem-1"}).json()
-        run_id = run["run_id"]
-        client.post(f"/api/runs/{run_id}/approve", json={"plan_hash": run["plan_hash"]})
-        with client.stream("GET", f"/api/runs/{run_id}/events") as stream:
-            for line in stream.iter_lines():
-                if line == "event: StepStarted":
-                    break
+        run_id = _run_to_its_first_step(client)
         cancelled = client.post(f"/api/runs/{run_id}/cancel", json={"reason": "stop"})
         assert cancelled.status_code == 202
         assert cancelled.json()["status"] == "cancelled"
@@ -167,9 +172,26 @@ def test_cancel_stops_a_running_step_and_records_it(tmp_path: Path) -> None:
         ]
         assert [e["type"] for e in events[-2:]] == ["RunCancelled", "RunFinished"]
         assert events[-1]["state"] == "cancelled"
+        assert events[-1]["reason"] == "stop"  # the runner records the reason given
         detail = client.get(f"/api/runs/{run_id}").json()
-        assert detail["steps"][0]["state"] == "running"  # started, never finished
+        assert detail["steps"][0]["state"] == "cancelled"  # started, cancelled with the run
         assert client.post(f"/api/runs/{run_id}/cancel").status_code == 409
+
+
+def test_stopping_the_server_cancels_its_runs_with_that_reason(tmp_path: Path) -> None:
+    from plansmith.execution import SqliteRunLog
+
+    root = write_domains(tmp_path, sizes=(1,), bindings=SLOW_BINDINGS)
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    with ServerThread(app) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+        run_id = _run_to_its_first_step(client)
+    log = SqliteRunLog(tmp_path / "home" / "runs.db")  # the server has stopped
+    ends = [(e.type, getattr(e, "reason", None)) for e in log.events(run_id)[-2:]]
+    log.close()
+    assert ends == [
+        ("RunCancelled", "the web server stopped"),
+        ("RunFinished", "the web server stopped"),
+    ]
 
 
 async def test_cancel_of_a_run_awaiting_approval_ends_it(client: httpx.AsyncClient) -> None:

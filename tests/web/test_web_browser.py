@@ -93,11 +93,12 @@ new MutationObserver((records) => {
 }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-state"],
                        attributeOldValue: true });
 """
-ORANGE, RED, VIOLET, GREEN = (
+ORANGE, RED, VIOLET, GREEN, GREY = (
     "rgb(253, 186, 116)",  # --retried
     "rgb(252, 165, 165)",  # --failed
     "rgb(196, 181, 253)",  # --replanned
     "rgb(134, 239, 172)",  # --done
+    "rgb(203, 213, 225)",  # --cancelled
 )
 FLAKY = """\
 bindings:
@@ -140,15 +141,21 @@ ALTERNATIVE = """\
 """
 
 
+def _new_run_plan_page(context: Any, url: str) -> Any:
+    """Create a run on the domains page; its plan page, drawn (the run awaits approval)."""
+    page = context.new_page()
+    page.goto(url + "/")
+    page.get_by_role("button", name="create run").click()
+    page.wait_for_url("**/runs/*/plan", timeout=60_000)
+    page.wait_for_selector("body[data-rendered]", timeout=30_000)
+    return page
+
+
 def _run_watched(context: Any, url: str) -> Any:
     """Create the run on the domains page, open its run page (recording every state
     change) while it awaits approval, approve it on its plan page, and wait until it
     ends; the run page."""
-    planner = context.new_page()
-    planner.goto(url + "/")
-    planner.get_by_role("button", name="create run").click()
-    planner.wait_for_url("**/runs/*/plan", timeout=60_000)
-    planner.wait_for_selector("body[data-rendered]", timeout=30_000)
+    planner = _new_run_plan_page(context, url)
     run_id = planner.url.split("/runs/")[1].split("/")[0]
     watcher = context.new_page()
     watcher.add_init_script(RECORDER)
@@ -249,3 +256,39 @@ def test_the_runs_page_shows_fifty_runs_and_links_to_the_older_ones(
         page.wait_for_url(server.url + "/runs", timeout=30_000)
         page.wait_for_selector("tr[data-run]", timeout=30_000)
         assert page.locator("tr[data-run]").count() == 50
+
+
+SLEEPY = SLOWER.replace("seconds: 0.2", "seconds: 60")
+
+
+def test_cancel_on_the_run_page_turns_the_steps_in_flight_cancelled_live(
+    tmp_path: Path, browser_context: Any
+) -> None:
+    root = write_domains(tmp_path, sizes=(2,), bindings=SLEEPY)
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    with ServerThread(app) as server:
+        planner = _new_run_plan_page(browser_context, server.url)
+        planner.get_by_role("button", name="Approve").click()
+        planner.wait_for_url("**/runs/r-*", timeout=30_000)
+        page = planner
+        page.wait_for_function(  # both summarise steps sleep
+            "() => document.querySelectorAll(\"svg [data-state='running']\").length === 2",
+            timeout=60_000,
+        )
+        page.get_by_role("button", name="cancel").click()
+        page.wait_for_selector("body[data-status='cancelled']", timeout=30_000)
+        assert "cancelled from the web" in page.locator("body").inner_text()
+        states = page.evaluate(
+            "() => Object.fromEntries([...document.querySelectorAll('svg [data-step]')]"
+            ".map(g => [g.dataset.step, g.dataset.state]))"
+        )
+        assert sorted(states.values()) == ["cancelled", "cancelled", "pending", "pending"]
+        running = [s for s, st in states.items() if st == "cancelled"]
+        assert _node(page, running[0]) == ("cancelled", GREY)
+        assert "2 cancelled" in page.locator("#summary").inner_text()
+        page.locator(f"[data-step='{running[0]}']").click()
+        assert "cancelled with the run" in page.locator("#detail").inner_text()
+        page.reload()  # the same, folded from the log
+        page.wait_for_selector("body[data-status='cancelled']", timeout=30_000)
+        assert page.locator("svg [data-state='cancelled']").count() == 2
+        page.screenshot(path=str(ARTIFACTS / "run-cancelled.png"))

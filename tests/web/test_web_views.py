@@ -10,6 +10,7 @@ from plansmith.execution import (
     PlanApproved,
     PlanReady,
     Replanned,
+    RunCancelled,
     RunFinished,
     RunStarted,
     StepFailed,
@@ -105,6 +106,38 @@ def test_retry_failure_and_replan_each_show_as_their_own_state() -> None:
     assert view.status == "interrupted"  # approved, not finished, no task drives it
     assert view.replans[0]["new_steps"] == ["s4"]
     assert view.counts()["replanned"] == 2
+
+
+def test_steps_in_flight_when_the_run_is_cancelled_show_cancelled_with_it() -> None:
+    events = [
+        *_events(),
+        PlanApproved(run_id="r", seq=3, plan_hash="sha256:x", by="person"),
+        RunStarted(run_id="r", seq=4, time="2026-01-01T00:00:04.000Z"),
+        _step(StepStarted, 5, "s1"),
+        _step(StepStarted, 6, "s3"),
+        _step(StepSucceeded, 7, "s3", duration_ms=5.0),
+    ]
+    assert fold_view("r", events).steps["s1"].state == "running"  # not ended yet
+    events += [
+        RunCancelled(run_id="r", seq=8, reason="user asked"),
+        RunFinished(
+            run_id="r",
+            seq=9,
+            time="2026-01-01T00:00:09.000Z",
+            state="cancelled",
+            reason="user asked",
+        ),
+    ]
+    view = fold_view("r", events)
+    states = {k: s.state for k, s in view.steps.items()}
+    assert states == {"s1": "cancelled", "s2": "pending", "s3": "done"}
+    s1 = view.steps["s1"]
+    assert (s1.ended, s1.error) == (
+        "2026-01-01T00:00:09.000Z",
+        "cancelled with the run (user asked)",
+    )
+    assert view.counts()["cancelled"] == 1
+    assert view.status == "cancelled"
 
 
 def test_report_sums_durations_per_tool_and_orders_steps_by_start() -> None:

@@ -85,7 +85,7 @@ class RunBook:
                 )
 
         try:
-            await self.engine.run(
+            outcome = await self.engine.run(
                 inputs,
                 approve=True,
                 policy=self.policy,
@@ -93,6 +93,8 @@ class RunBook:
                 subscribe=same_plan,
                 run_id=record.run_id,
             )
+            if outcome.state == "cancelled":  # by ``Engine.cancel``, with our reason
+                record.error = f"cancelled: {record.cancel_reason or outcome.reason}"
         except PlansmithError as error:
             record.error = f"{type(error).__name__}: {error}"
         except asyncio.CancelledError:
@@ -145,7 +147,9 @@ class RunBook:
         for record in records:
             if record.task is not None and not record.task.done():
                 record.cancel_reason = reason
-                record.task.cancel()
+                # the runner records the reason; before it runs, the task is cancelled
+                if not self.engine.cancel(record.run_id, reason):
+                    record.task.cancel()
                 tasks.add(record.task)
         if tasks:
             await asyncio.wait(tasks)

@@ -250,7 +250,9 @@ class Controller:
         live = self._live.get(run_id)
         if live is not None and live.scope is not None:
             live.cancel_reason = reason
-            live.scope.cancel()
+            # the runner records the reason; before it runs, the task's scope is cancelled
+            if not self.engine.cancel(run_id, reason):
+                live.scope.cancel()
             if live.task is not None:
                 await asyncio.wait({live.task})
             return
@@ -294,7 +296,8 @@ class Controller:
         for live in list(self._live.values()):
             if live.scope is not None:
                 live.cancel_reason = live.cancel_reason or "the web server stopped"
-                live.scope.cancel()
+                if not self.engine.cancel(live.run_id, live.cancel_reason):
+                    live.scope.cancel()
         tasks = {live.task for live in self._live.values() if live.task is not None}
         if tasks:
             await asyncio.wait(tasks)

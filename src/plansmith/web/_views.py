@@ -1,8 +1,9 @@
 """What the pages and the API show of a run, folded from its events (pure).
 
 A step's display state is one of ``pending``, ``running``, ``retried`` (running
-again after a failed attempt), ``done``, ``failed`` and ``replanned`` (given up
-when a replan replaced the rest of the plan).
+again after a failed attempt), ``done``, ``failed``, ``replanned`` (given up
+when a replan replaced the rest of the plan) and ``cancelled`` (in flight when the run
+ended: it was cancelled with the run).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from plansmith.execution import (
 
 __all__ = ["RunView", "StepView", "fold_view", "STEP_STATES"]
 
-STEP_STATES = ("pending", "running", "retried", "done", "failed", "replanned")
+STEP_STATES = ("pending", "running", "retried", "done", "failed", "replanned", "cancelled")
 
 
 @dataclass(slots=True)
@@ -157,6 +158,14 @@ def _step(view: RunView, event: StepStarted | StepRetrying | StepSucceeded | Ste
             row.error = f"{event.error_class}: {event.message}"
 
 
+def _end_in_flight(view: RunView, end: RunFinished) -> None:
+    """The steps still in flight when the run ended were cancelled with it."""
+    why = f"cancelled with the run ({end.reason or end.state})"
+    for row in view.steps.values():
+        if row.state in ("running", "retried"):
+            row.state, row.ended, row.error = "cancelled", end.time, why
+
+
 def fold_view(run_id: str, events: Iterable[Event], *, live: bool = False) -> RunView:
     """The view of a run after ``events`` (in seq order)."""
     view = RunView(run_id, live=live)
@@ -193,4 +202,5 @@ def fold_view(run_id: str, events: Iterable[Event], *, live: bool = False) -> Ru
             view.cancelled = event.reason
         elif isinstance(event, RunFinished):
             view.finished, view.reason, view.ended = event.state, event.reason, event.time
+            _end_in_flight(view, event)
     return view

@@ -6,7 +6,7 @@
   $("plan-link").href = `/runs/${runId}/plan`;
   $("report-link").href = `/runs/${runId}/report`;
   const legend = $("legend");
-  for (const st of ["pending", "running", "retried", "done", "failed", "replanned"])
+  for (const st of ["pending", "running", "retried", "done", "failed", "replanned", "cancelled"])
     legend.append(PS.el("span", { style: `--c: var(--${st})` }, st));
 
   let run, steps, nodes, source = null, latest = 0, dirty = false;
@@ -38,7 +38,8 @@
   }
 
   function paint() {
-    const counts = { pending: 0, running: 0, retried: 0, done: 0, failed: 0, replanned: 0 };
+    const counts = { pending: 0, running: 0, retried: 0, done: 0, failed: 0, replanned: 0,
+                     cancelled: 0 };
     for (const s of steps.values()) counts[s.state] = (counts[s.state] || 0) + 1;
     const live = steps.size - counts.replanned;
     const pct = live ? (100 * counts.done) / live : 0;
@@ -134,6 +135,13 @@
       return;
     }
     if (e.type === "RunFinished") {
+      for (const st of steps.values()) {  // in flight as the run ended: cancelled with it
+        if (st.state !== "running" && st.state !== "retried") continue;
+        st.state = "cancelled"; st.ended = e.time;
+        st.error = `cancelled with the run (${e.reason || e.state})`;
+        const g = nodes.get(st.id);
+        if (g) DAG.setState(g, st.state);
+      }
       run.status = e.state;
       if (source) source.close();
       $("status-line").textContent = "finished";
