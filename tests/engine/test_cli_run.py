@@ -67,6 +67,7 @@ def test_run_shows_the_plan_a_bar_of_the_steps_done_and_how_the_run_ended(
     assert ": 4 steps" in err
     assert "4/4" in err  # the bar, at its end
     assert "run succeeded" in err
+    assert "what ran:" not in err  # only after a run that did not succeed
 
 
 def test_a_bad_input_or_a_stop_for_approval_shows_no_progress_bar(tmp_path: Path) -> None:
@@ -160,8 +161,10 @@ def test_a_tool_message_with_brackets_is_printed_as_it_is_not_read_as_markup(
     code, _, err = invoke("run", *files(inputs), "--yes", *home)
     assert code == 5, err  # the run failed; the view did not
     assert message in " ".join(err.split())
-    code, out, err = invoke("runs", *home)
+    code, out, _ = invoke("runs", *home)
     run_id = next(line.split()[1] for line in out.splitlines() if "r-" in line)
+    assert f"run {run_id}: plan sha256:" in err  # the view names the run
+    assert f"what ran: plansmith show {run_id}" in err
     code, out, err = invoke("show", run_id, *home)
     assert code == 0, err
     assert message in " ".join(out.split())

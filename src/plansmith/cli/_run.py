@@ -61,6 +61,7 @@ class _LiveView:
         self.task = self.progress.add_task("steps", total=None)
         self.in_flight: set[str] = set()
         self.started = False  # the bar shows once a step starts: not for a bad input
+        self.run_id = ""
 
     def stop(self) -> None:
         if self.started:
@@ -70,6 +71,7 @@ class _LiveView:
         from plansmith.execution import (
             PlanReady,
             Replanned,
+            RunCreated,
             RunFinished,
             StepFailed,
             StepRetrying,
@@ -78,10 +80,12 @@ class _LiveView:
         )
 
         p = self.progress
-        if isinstance(event, PlanReady):
+        if isinstance(event, RunCreated):
+            self.run_id = event.run_id
+        elif isinstance(event, PlanReady):
             total = len(event.bound.get("steps") or [])  # type: ignore[arg-type]
             p.update(self.task, total=total)
-            self.console.print(f"plan {event.plan_hash}: {total} steps")
+            self.console.print(f"run {escape(event.run_id)}: plan {event.plan_hash}: {total} steps")
         elif isinstance(event, StepStarted):
             if not self.started:
                 self.started = True
@@ -109,9 +113,12 @@ class _LiveView:
             total = int(p.tasks[0].completed) + steps
             p.update(self.task, total=total)
         elif isinstance(event, RunFinished):
+            self.in_flight = set()  # what was in flight ended with the run
             color = "green" if event.state == "succeeded" else "red"
             reason = f": {escape(event.reason)}" if event.reason else ""
             self.console.print(f"[{color}]run {event.state}[/]{reason}")
+            if event.state != "succeeded":
+                self.console.print(f"what ran: plansmith show {escape(event.run_id)}")
         flight = ", ".join(sorted(self.in_flight)[:4])
         more = f" +{len(self.in_flight) - 4}" if len(self.in_flight) > 4 else ""
         p.update(self.task, description=f"steps [dim]{escape(flight)}{more}[/]")
