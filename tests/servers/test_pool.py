@@ -12,7 +12,7 @@ import pytest
 
 from plansmith.errors import ServerStartError, ToolCallError
 from plansmith.execution import IDEMPOTENCY_META_KEY
-from plansmith.servers import HttpServer, ServerPool
+from plansmith.servers import HttpServer, ServerPool, StdioServer
 
 pytestmark = pytest.mark.anyio
 
@@ -64,6 +64,25 @@ async def test_a_stdio_server_whose_output_went_to_the_terminal_is_to_be_run_by_
     assert info.value.hint == "see its error output above (on stderr), or run its command by hand"
 
 
+async def test_a_stdio_command_that_is_missing_or_not_executable_is_named_in_the_hint(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "server.sh"
+    script.write_text("#!/bin/sh\n")  # not executable
+    config = sh.servers(
+        StdioServer("gone", str(tmp_path / "no-such-server")),
+        StdioServer("noexec", str(script)),
+        StdioServer("elsewhere", "python3", cwd=str(tmp_path / "no-such-dir")),
+    )
+    async with ServerPool(config) as pool:
+        with anyio.fail_after(60), pytest.raises(ServerStartError) as info:
+            await pool.start()
+    hint = info.value.hint
+    assert f"server 'gone': no program '{tmp_path / 'no-such-server'}': install it" in hint
+    assert f"server 'noexec': '{script}' may not be run: make it executable" in hint
+    assert f"(or its cwd '{tmp_path / 'no-such-dir'}')" in hint
+
+
 async def test_an_http_server_that_is_not_up_is_named_without_its_secrets(tmp_path: Path) -> None:
     import socket
 
@@ -111,11 +130,17 @@ async def test_unknown_tool_and_bad_arguments_are_results_not_crashes() -> None:
     assert bad.is_error
 
 
-async def test_streamable_http_server_on_loopback(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("mode", "path", "sse"),
+    [("http", "/mcp", False), ("sse", "/sse", True)],
+    ids=["streamable", "sse"],
+)
+async def test_http_server_on_loopback(tmp_path: Path, mode: str, path: str, sse: bool) -> None:
+    """Streamable HTTP, and the older HTTP+SSE transport (``"type": "sse"``)."""
     port = sh.free_port()
     with (tmp_path / "http.log").open("w") as errors:
         proc = subprocess.Popen(
-            [sys.executable, str(sh.COUNTER), "http", str(port)],
+            [sys.executable, str(sh.COUNTER), mode, str(port)],
             stdout=subprocess.DEVNULL,
             stderr=errors,
         )
@@ -128,10 +153,11 @@ async def test_streamable_http_server_on_loopback(tmp_path: Path) -> None:
                     break
                 except OSError:
                     await anyio.sleep(0.05)
-            config = sh.servers(HttpServer("web", f"http://127.0.0.1:{port}/mcp"))
+            config = sh.servers(HttpServer("web", f"http://127.0.0.1:{port}{path}", sse=sse))
             async with ServerPool(config) as pool:
-                await pool.start()
+                catalog = await pool.start()
                 result = await pool.call("web", "work", {"name": "h"}, key="k-http")
+        assert catalog.tool("web", "sleep") is not None
         assert result.structured is not None
         assert result.structured["key"] == "k-http"
     finally:

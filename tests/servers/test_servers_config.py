@@ -71,3 +71,31 @@ def test_missing_top_level_key_is_an_error() -> None:
 def test_max_in_flight_must_be_positive() -> None:
     with pytest.raises(ServerConfigError, match="maxInFlight"):
         parse_servers('{"mcpServers": {"a": {"command": "x", "maxInFlight": 0}}}', env={})
+
+
+def test_type_names_the_transport_as_vs_code_writes_it() -> None:
+    text = """{"servers": {
+      "a": {"type": "stdio", "command": "x"},
+      "b": {"type": "http", "url": "http://127.0.0.1:1/mcp"},
+      "c": {"type": "sse", "url": "http://127.0.0.1:2/sse"},
+      "d": {"url": "http://127.0.0.1:3/mcp"},
+      "e": {"type": "streamableHttp", "url": "http://127.0.0.1:4/mcp"}
+    }}"""
+    a, b, c, d, e = parse_servers(text, env={}).servers
+    assert isinstance(a, StdioServer)
+    http = [s for s in (b, c, d, e) if isinstance(s, HttpServer)]
+    assert [s.sse for s in http] == [False, True, False, False]
+
+
+def test_a_type_that_is_unknown_or_does_not_fit_is_reported_with_its_line() -> None:
+    text = """{"mcpServers": {
+      "ws": {"type": "websocket", "url": "ws://127.0.0.1:1/"},
+      "odd": {"type": "sse", "command": "x"},
+      "odd2": {"type": "stdio", "url": "http://127.0.0.1:1/mcp"}
+    }}"""
+    with pytest.raises(ServerConfigError) as info:
+        parse_servers(text, source="s.json", env={})
+    message = str(info.value)
+    assert "s.json:2: server 'ws': type 'websocket' is not a transport plansmith speaks" in message
+    assert "s.json:3: server 'odd': type 'sse' does not fit its command" in message
+    assert "s.json:4: server 'odd2': type 'stdio' does not fit its url" in message

@@ -1,9 +1,13 @@
 """The ``mcpServers`` JSON of desktop MCP clients (or VS Code's ``servers``), typed and checked.
 
 Strings may hold ``${env:VAR}``; a variable that is not set is an error with its
-location. plansmith extensions, each optional: ``maxInFlight`` (calls in flight
-on that server, default 8) and ``inheritEnv`` (stdio: start from this process's
-environment, default true; the SDK alone would pass only HOME, PATH and a few).
+location. A server is stdio (``command``) or HTTP (``url``); an HTTP server speaks
+streamable HTTP unless its ``type`` is ``sse`` (the older HTTP+SSE transport, which
+desktop clients still accept). ``type`` may also say ``stdio`` or ``http`` (VS Code's
+spellings; ``streamable-http`` and ``streamableHttp`` too), and must then fit the
+server's ``command`` or ``url``. plansmith extensions, each optional: ``maxInFlight``
+(calls in flight on that server, default 8) and ``inheritEnv`` (stdio: start from this
+process's environment, default true; the SDK alone would pass only HOME, PATH and a few).
 """
 
 from __future__ import annotations
@@ -52,6 +56,17 @@ class HttpServer:
     headers: tuple[tuple[str, str], ...] = ()
     max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
     loc: Location | None = field(default=None, compare=False)
+    sse: bool = False  # the older HTTP+SSE transport, not streamable HTTP
+
+
+#: ``type`` values, by the transport they name
+_TYPES = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamableHttp": "http",
+    "sse": "sse",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +193,21 @@ def _server(name: str, raw: Any, loc: Location, env: Mapping[str, str]) -> Serve
             location=loc,
             hint="use command/args for stdio, or url/headers for streamable HTTP",
         )
+    kind = _TYPES.get(raw.get("type", "stdio" if "command" in raw else "http"))
+    if kind is None:
+        raise ServerConfigError(
+            f"server {name!r}: type {raw.get('type')!r} is not a transport plansmith speaks",
+            location=loc,
+            hint="type is stdio (with command), http (with url: streamable HTTP) or sse"
+            " (with url: the older HTTP+SSE transport)",
+        )
+    if ("command" in raw) != (kind == "stdio") and ("command" in raw or "url" in raw):
+        raise ServerConfigError(
+            f"server {name!r}: type {raw.get('type')!r} does not fit its"
+            f" {'command' if 'command' in raw else 'url'}",
+            location=loc,
+            hint="stdio servers have a command; http and sse servers have a url",
+        )
     if "command" in raw:
         args = raw.get("args", [])
         if not isinstance(args, list):
@@ -205,6 +235,7 @@ def _server(name: str, raw: Any, loc: Location, env: Mapping[str, str]) -> Serve
             headers=_str_map(raw.get("headers"), f"server {name!r}: headers", loc, env),
             max_in_flight=limit,
             loc=loc,
+            sse=kind == "sse",
         )
     raise ServerConfigError(
         f"server {name!r} has neither 'command' nor 'url'",

@@ -25,6 +25,7 @@ import anyio
 import httpx2
 from anyio.abc import TaskGroup
 from mcp import Client, MCPError, StdioServerParameters, stdio_client
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, TextContent
 
@@ -177,7 +178,7 @@ class ServerPool:
             raise ServerStartError(
                 f"server(s) did not start: {lines}",
                 location=first.loc if first is not None else None,
-                hint=_start_hint([self.config.get(n) for n, _ in failed], self.errlog),
+                hint=_start_hint([(self.config.get(n), e) for n, e in failed], self.errlog),
             )
         return self.catalog()
 
@@ -220,6 +221,8 @@ class ServerPool:
             )
             return stdio_client(params, errlog=self.errlog or _stderr()), None
         assert isinstance(config, HttpServer)
+        if config.sse:
+            return sse_client(config.url, headers=dict(config.headers), timeout=30), None
         http = httpx2.AsyncClient(
             headers=dict(config.headers), timeout=httpx2.Timeout(30, read=300)
         )
@@ -372,13 +375,26 @@ def _stderr() -> TextIO:
     return sys.stderr
 
 
-def _start_hint(configs: list[ServerConfig | None], errlog: TextIO | None) -> str:
-    """What to do about servers that did not start, by their kind; a stdio server's
-    error output is in ``errlog`` when that is a file (the run's servers.log)."""
+def _start_hint(
+    failed: list[tuple[ServerConfig | None, BaseException | None]], errlog: TextIO | None
+) -> str:
+    """What to do about servers that did not start, by their kind and error; a stdio
+    server's error output is in ``errlog`` when that is a file (the run's servers.log)."""
     hints: list[str] = []
     logged = getattr(errlog, "name", None)
-    for config in configs:
-        if isinstance(config, StdioServer):
+    for config, error in failed:
+        if isinstance(config, StdioServer) and isinstance(error, FileNotFoundError):
+            where = f" (or its cwd {config.cwd!r})" if config.cwd else ""
+            hints.append(
+                f"server {config.name!r}: no program {config.command!r}{where}: install it,"
+                " or give its full path in the servers file"
+            )
+        elif isinstance(config, StdioServer) and isinstance(error, PermissionError):
+            hints.append(
+                f"server {config.name!r}: {config.command!r} may not be run: make it"
+                " executable, or name the program that runs it as `command`"
+            )
+        elif isinstance(config, StdioServer):
             hints.append(
                 f"see its error output in {logged}"
                 if isinstance(logged, str) and not logged.startswith("<")
@@ -388,7 +404,8 @@ def _start_hint(configs: list[ServerConfig | None], errlog: TextIO | None) -> st
             parts = urlsplit(config.url)  # no user, password or query: they may be secret
             host = parts.netloc.rpartition("@")[2]
             site = f"{parts.scheme}://{host}{parts.path}"
-            hints.append(f"check that {site} is up and serves MCP over streamable HTTP")
+            over = "HTTP+SSE (type sse)" if config.sse else "streamable HTTP"
+            hints.append(f"check that {site} is up and serves MCP over {over}")
     return "; ".join(dict.fromkeys(hints)) or "see the error of each server"
 
 

@@ -12,7 +12,8 @@ there); ``COUNTER_DIE_ONCE`` (a file: ``die`` exits
 only when this file does not exist yet, and creates it, so a restarted server
 succeeds).
 
-Usage: ``python counter_server.py`` (stdio) or ``python counter_server.py http PORT``.
+Usage: ``python counter_server.py`` (stdio), ``python counter_server.py http PORT``
+(streamable HTTP at /mcp) or ``python counter_server.py sse PORT`` (HTTP+SSE at /sse).
 """
 
 from __future__ import annotations
@@ -151,6 +152,8 @@ def main() -> None:
         sys.exit(3)
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif sys.argv[1:2] == ["sse"]:  # the older HTTP+SSE transport, at /sse
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run()
 
