@@ -1,0 +1,63 @@
+"""schemas/bindings.schema.json: valid, it accepts what the bindings reader accepts (the
+formats.md example, every shipped bindings file) and catches what the reader refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from _schemas import ROOT, errors, formats_md_example, schema
+from plansmith.binding import parse_bindings
+from plansmith.errors import BindingError
+
+SHIPPED = sorted((ROOT / "src" / "plansmith" / "domains").glob("**/bindings.yaml"))
+
+
+def test_schema_describes_every_field_the_reader_has() -> None:
+    fields = schema("bindings")["$defs"]["binding"]["properties"]
+    assert all("description" in field for field in fields.values())
+    assert set(fields) == {
+        "server",
+        "tool",
+        "arguments",
+        "outputs",
+        "timeout",
+        "retries",
+        "idempotent",
+        "tier",
+    }  # fmt: skip  (the reader's fields, no more)
+
+
+def test_the_formats_md_example_validates() -> None:
+    example = formats_md_example("Bindings", "yaml")
+    parse_bindings(example)
+    assert errors("bindings", yaml.safe_load(example)) == []
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(ROOT / "src")))
+def test_every_shipped_bindings_file_validates(path: Path) -> None:
+    text = path.read_text("utf-8")
+    parse_bindings(text, source=str(path))
+    assert errors("bindings", yaml.safe_load(text)) == []
+
+
+BAD = {
+    "no bindings": "other: {}\n",
+    "bindings not a mapping": "bindings: [a, b]\n",
+    "no tool": "bindings: {a: {server: s}}\n",
+    "unknown field": "bindings: {a: {server: s, tool: t, retry: 2}}\n",
+    "negative retries": "bindings: {a: {server: s, tool: t, retries: -1}}\n",
+    "zero timeout": "bindings: {a: {server: s, tool: t, timeout: 0}}\n",
+    "unknown tier": "bindings: {a: {server: s, tool: t, tier: admin}}\n",
+    "idempotent as text": "bindings: {a: {server: s, tool: t, idempotent: yes please}}\n",
+    "output not a path": "bindings: {a: {server: s, tool: t, outputs: {n: 3}}}\n",
+}
+
+
+@pytest.mark.parametrize("text", BAD.values(), ids=BAD.keys())
+def test_what_the_reader_refuses_the_schema_refuses(text: str) -> None:
+    with pytest.raises(BindingError):
+        parse_bindings(text)
+    assert errors("bindings", yaml.safe_load(text))
