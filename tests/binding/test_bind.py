@@ -97,10 +97,12 @@ def test_action_without_binding_is_reported_once_per_action() -> None:
     assert [str(e).count("has no binding") for e in info.value.problems] == [1]
 
 
-def test_argument_failing_the_input_schema_is_reported() -> None:
+def test_argument_failing_the_input_schema_is_reported_with_that_part_of_the_schema() -> None:
     text = h.BINDINGS.replace('arguments: {name: "${x}"}', "arguments: {name: 3}")
-    with pytest.raises(BindingError, match="fails its inputSchema"):
+    with pytest.raises(BindingError, match="fails its inputSchema") as info:
         h.bound(h.chain(1), text)
+    (problem,) = info.value.problems
+    assert problem.hint == 'work\'s inputSchema at name: {"type":"string"}'
 
 
 def test_runtime_values_are_not_checked_against_the_schema() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -245,9 +246,17 @@ def _check_schema(
             BindingError(
                 f"argument {path} of {binding.tool!r} fails its inputSchema: {err.message}",
                 location=_here(binding, "arguments", step),
-                hint="see the tool's inputSchema (`plansmith check` lists the catalog)",
+                hint=_schema_hint(binding.tool, path, err.schema),
             )
         )
+
+
+def _schema_hint(tool: str, path: str, schema: object) -> str:
+    """The part of ``tool``'s inputSchema that an argument failed, as compact JSON."""
+    text = json.dumps(schema, separators=(",", ":"), ensure_ascii=False, default=str)
+    if len(text) > 240:
+        text = text[:239] + "…"
+    return f"{tool}'s inputSchema at {path}: {text}"
 
 
 def _check_output_name(
