@@ -114,6 +114,10 @@ class _LiveView:
             p.update(self.task, total=total)
         elif isinstance(event, RunFinished):
             self.in_flight = set()  # what was in flight ended with the run
+            if self.started:  # the bar, final, above how the run ended
+                p.update(self.task, description="steps")
+                self.stop()
+                self.started = False
             color = "green" if event.state == "succeeded" else "red"
             reason = f": {escape(event.reason)}" if event.reason else ""
             self.console.print(f"[{color}]run {event.state}[/]{reason}")
