@@ -257,30 +257,26 @@ def test_ctrl_c_cancels_the_run_stops_its_servers_and_show_and_resume_say_so(
 def test_show_of_a_run_whose_engine_stopped_lists_the_step_it_left_running(
     tmp_path: Path,
 ) -> None:
-    from plansmith.execution import RunCreated, SqliteRunLog, StepStarted
+    from plansmith.execution import RunCreated, SqliteRunLog, StepRetrying, StepStarted
     from plansmith.execution._emit import Emitter
 
     log = SqliteRunLog(tmp_path / "home" / "runs.db")
     log.create_run("r-x", "2026-01-01T00:00:00.000Z", {})
     emitter = Emitter(log, "r-x")
     emitter.emit(RunCreated(run_id="r-x"))
-    emitter.emit(
-        StepStarted(
-            run_id="r-x",
-            step="s1",
-            action="summarise",
-            args=("d0",),
-            server="counter",
-            tool="work",
-            attempt=1,
-        )
+    on = {"action": "summarise", "server": "counter", "tool": "work"}
+    emitter.emit(StepStarted(run_id="r-x", step="s1", args=("d0",), attempt=1, **on))
+    emitter.emit(StepStarted(run_id="r-x", step="s2", args=("d1",), attempt=1, **on))
+    emitter.emit(  # s2's second attempt follows (no start event of its own)
+        StepRetrying(run_id="r-x", step="s2", args=("d1",), attempt=1, error_class="timeout", **on)
     )
-    log.close()  # as an engine killed mid-step leaves it: a start, no end
+    log.close()  # as an engine killed mid-step leaves it: starts, no ends
     code, out, _ = invoke("show", "r-x", "--home", str(tmp_path / "home"))
     assert code == 0
-    rows = [line.split("│")[1:4] for line in out.splitlines() if "counter/work" in line]
+    rows = [line.split("│")[1:5] for line in out.splitlines() if "no end" in line]
     assert [[cell.strip() for cell in row] for row in rows] == [
-        ["s1", "summarise(d0)", "counter/work"]
+        ["s1", "summarise(d0)", "counter/work", "1"],
+        ["s2", "summarise(d1)", "counter/work", "2"],
     ]
     out = " ".join(out.split())
     assert "started, no end yet" in out

@@ -367,11 +367,12 @@ def show_command(
     engine.close()
     console = Console()
     table = Table("step", "action", "server/tool", "attempt", "ms", "outcome")
-    open_steps: dict[str, StepStarted] = {}  # started, no end yet
+    # started (or to be tried again after a retry), no end yet: the event, the attempt
+    open_steps: dict[str, tuple[StepStarted | StepRetrying, int]] = {}
     stopped: RunCancelled | RunFinished | None = None  # what ended the run
     for e in events:
         if isinstance(e, StepStarted):
-            open_steps[e.step] = e
+            open_steps[e.step] = (e, e.attempt)
         elif isinstance(e, StepSucceeded):
             open_steps.pop(e.step, None)
             outputs = json.dumps(e.outputs)
@@ -390,8 +391,8 @@ def show_command(
                 f"{e.duration_ms:.1f}",
                 f"[red]{escape(e.error_class)}[/]: {escape(e.message)}",
             )
-        elif isinstance(e, StepRetrying):
-            open_steps.pop(e.step, None)
+        elif isinstance(e, StepRetrying):  # the next attempt follows, with no start event
+            open_steps[e.step] = (e, e.attempt + 1)
             table.add_row(
                 *_cells(e.step, e.action, f"{e.server}/{e.tool}", str(e.attempt)),
                 "",
@@ -403,7 +404,7 @@ def show_command(
             )
         elif isinstance(e, RunCancelled | RunFinished) and stopped is None:
             stopped = e
-    for e in open_steps.values():
+    for e, attempt in open_steps.values():
         ms = elapsed_ms(e.time, stopped.time) if stopped is not None else None
         if isinstance(stopped, RunCancelled):
             outcome = "[yellow]cancelled[/] with the run"
@@ -412,7 +413,7 @@ def show_command(
         else:
             outcome = "[yellow]started, no end yet[/]"
         table.add_row(
-            *_cells(e.step, e.call, f"{e.server}/{e.tool}", str(e.attempt)),
+            *_cells(e.step, e.call, f"{e.server}/{e.tool}", str(attempt)),
             "" if ms is None else f"{ms:.1f}",
             outcome,
         )
