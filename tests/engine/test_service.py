@@ -234,6 +234,7 @@ async def test_cancel_run_stops_it_and_the_status_says_cancelled(
     assert status["state"] == "cancelled"
     assert report["report"]["state"] == "cancelled"
     assert report["report"]["reason"] == "cancelled by the client"  # recorded by the runner
+    assert "running" not in {s["outcome"] for s in report["report"]["steps"]}
 
 
 async def test_make_plan_reports_progress(counter_url: str, tmp_path: Path) -> None:
@@ -415,6 +416,9 @@ async def test_the_face_cancels_its_runs_when_the_client_leaves(
         ("RunCancelled", ""), ("RunFinished", "cancelled")
     ]  # fmt: skip
     assert {reason for _, _, reason in ends} == {"the MCP server shut down"}  # by the runner
+    steps = service.get_run_report(run_id, owner="local").report["steps"]
+    outcomes = {s["action"]: s["outcome"] for s in steps}
+    assert outcomes["archive"] == "cancelled"  # sleeping when the face shut down
 
 
 async def test_a_run_still_starting_is_recorded_cancelled_with_the_shutdown_reason(

@@ -88,6 +88,11 @@ def build_report(
     approvals = [e.by for e in events if isinstance(e, PlanApproved)]
     finished = next((e for e in events if isinstance(e, RunFinished)), None)
     steps = _step_rows(events, log)
+    if finished is not None:  # what was in flight when the run ended ended with it
+        ended = "cancelled" if finished.state == "cancelled" else "no end recorded"
+        for row in steps:
+            if row["outcome"] == "running":
+                row["outcome"] = ended
     replans = [
         {
             "failed": list(e.failed),
