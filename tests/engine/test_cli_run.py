@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -54,6 +55,12 @@ def test_run_without_yes_stops_awaiting_approval_and_prints_plan_and_hash(tmp_pa
     assert "index(d0)" in err
     assert "plan hash: sha256:" in err
     assert "plansmith resume" in err
+    run_id = re.findall(r"plansmith resume (r-\w+)", err)[0]
+    code, _, err = invoke("resume", run_id, "--yes", "--home", str(tmp_path / "home"))
+    assert code == 0, err
+    err = " ".join(err.split())
+    assert f"run {run_id}: resumed with 0 of 2 steps done" in err
+    assert "2/2" in err  # the bar knows the run's steps, though no PlanReady came
 
 
 def test_run_shows_the_plan_a_bar_of_the_steps_done_and_how_the_run_ended(

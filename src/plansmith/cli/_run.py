@@ -67,6 +67,12 @@ class _LiveView:
         if self.started:
             self.progress.stop()
 
+    def resume(self, run_id: str, total: int, done: int) -> None:
+        """A run continued from its log: its steps and those done already."""
+        self.run_id = run_id
+        self.progress.update(self.task, total=total, completed=done)
+        self.console.print(f"run {escape(run_id)}: resumed with {done} of {total} steps done")
+
     def __call__(self, event: object) -> None:
         from plansmith.execution import (
             PlanReady,
@@ -136,10 +142,18 @@ def _json_line(event: object) -> None:
     sys.stdout.flush()
 
 
-def _drive(as_json: bool, go: Callable[[Callable[[object], None]], object]) -> object:
+def _drive(
+    as_json: bool,
+    go: Callable[[Callable[[object], None]], object],
+    resumed: tuple[str, int, int] | None = None,
+) -> object:
+    """Run ``go`` with the JSON lines or the live view; ``resumed``: the run id, its steps
+    and those done, of a run that is continued (no PlanReady comes to tell them)."""
     if as_json:
         return go(_json_line)
     view = _LiveView(Console(stderr=True))
+    if resumed is not None:
+        view.resume(*resumed)
     try:
         return go(view)
     finally:
@@ -234,6 +248,8 @@ def resume_command(
     lease_ttl: LeaseTtlOpt = 30.0,
 ) -> None:
     """Continue a run after a crash or an approval: finished steps are not called again."""
+    from plansmith.execution import StepState, fold
+
     engine = open_engine(
         home,
         log=log,
@@ -242,35 +258,36 @@ def resume_command(
         lease_ttl=lease_ttl,
         existing=True,
     )
-
-    heard: list[object] = []  # none when the run had already finished
+    try:
+        state = fold(run_id, engine.log.events(run_id))
+    except BaseException:
+        engine.close()
+        raise
+    if state.finished is not None:  # nothing to continue: say so
+        engine.close()
+        why = f" ({state.finished_reason})" if state.finished_reason else ""
+        new = "" if state.finished == "succeeded" else "; `plansmith run` starts a new run"
+        typer.echo(
+            f"run {run_id} had already finished: {state.finished}{why}: nothing to resume{new}",
+            err=True,
+        )
+        _exit_for(state.finished)
+        return
+    done = sum(st is StepState.SUCCEEDED for st in state.states.values())
 
     def go(sink: Callable[[object], None]) -> object:
-        def hear(event: object) -> None:
-            if not heard:
-                heard.append(event)
-            sink(event)
-
         async def main() -> object:
             return await engine.resume(
-                run_id, approve=yes, max_parallel=max_parallel, subscribe=hear
+                run_id, approve=yes, max_parallel=max_parallel, subscribe=sink
             )
 
         return anyio.run(main)
 
     try:
-        outcome = _drive(as_json, go)
+        outcome = _drive(as_json, go, (run_id, len(state.states), done))
     finally:
         engine.close()
-    state = getattr(outcome, "state", "failed")
-    if not heard:
-        reason = getattr(outcome, "reason", None)
-        why = f" ({reason})" if reason else ""
-        new = "" if state == "succeeded" else "; `plansmith run` starts a new run"
-        typer.echo(
-            f"run {run_id} had already finished: {state}{why}: nothing to resume{new}", err=True
-        )
-    _exit_for(state)
+    _exit_for(getattr(outcome, "state", "failed"))
 
 
 @app.command("replay")
