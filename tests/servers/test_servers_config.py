@@ -91,7 +91,8 @@ def test_a_type_that_is_unknown_or_does_not_fit_is_reported_with_its_line() -> N
     text = """{"mcpServers": {
       "ws": {"type": "websocket", "url": "ws://127.0.0.1:1/"},
       "odd": {"type": "sse", "command": "x"},
-      "odd2": {"type": "stdio", "url": "http://127.0.0.1:1/mcp"}
+      "odd2": {"type": "stdio", "url": "http://127.0.0.1:1/mcp"},
+      "listed": {"type": ["sse"], "url": "http://127.0.0.1:1/sse"}
     }}"""
     with pytest.raises(ServerConfigError) as info:
         parse_servers(text, source="s.json", env={})
@@ -99,3 +100,4 @@ def test_a_type_that_is_unknown_or_does_not_fit_is_reported_with_its_line() -> N
     assert "s.json:2: server 'ws': type 'websocket' is not a transport plansmith speaks" in message
     assert "s.json:3: server 'odd': type 'sse' does not fit its command" in message
     assert "s.json:4: server 'odd2': type 'stdio' does not fit its url" in message
+    assert "s.json:5: server 'listed': type ['sse'] is not a transport" in message

@@ -61,7 +61,6 @@ class _LiveView:
         self.task = self.progress.add_task("steps", total=None)
         self.in_flight: set[str] = set()
         self.started = False  # the bar shows once a step starts: not for a bad input
-        self.run_id = ""
 
     def stop(self) -> None:
         if self.started:
@@ -69,7 +68,6 @@ class _LiveView:
 
     def resume(self, run_id: str, total: int, done: int) -> None:
         """A run continued from its log: its steps and those done already."""
-        self.run_id = run_id
         self.progress.update(self.task, total=total, completed=done)
         self.console.print(f"run {escape(run_id)}: resumed with {done} of {total} steps done")
 
@@ -77,7 +75,6 @@ class _LiveView:
         from plansmith.execution import (
             PlanReady,
             Replanned,
-            RunCreated,
             RunFinished,
             StepFailed,
             StepRetrying,
@@ -86,9 +83,7 @@ class _LiveView:
         )
 
         p = self.progress
-        if isinstance(event, RunCreated):
-            self.run_id = event.run_id
-        elif isinstance(event, PlanReady):
+        if isinstance(event, PlanReady):
             total = len(event.bound.get("steps") or [])  # type: ignore[arg-type]
             p.update(self.task, total=total)
             self.console.print(f"run {escape(event.run_id)}: plan {event.plan_hash}: {total} steps")

@@ -193,7 +193,8 @@ def _server(name: str, raw: Any, loc: Location, env: Mapping[str, str]) -> Serve
             location=loc,
             hint="use command/args for stdio, or url/headers for streamable HTTP",
         )
-    kind = _TYPES.get(raw.get("type", "stdio" if "command" in raw else "http"))
+    named = raw.get("type", "stdio" if "command" in raw else "http")
+    kind = _TYPES.get(named) if isinstance(named, str) else None
     if kind is None:
         raise ServerConfigError(
             f"server {name!r}: type {raw.get('type')!r} is not a transport plansmith speaks",
