@@ -69,7 +69,6 @@ class Emitter:
         self.inline_limit = inline_limit
         self.subscribers: list[Subscriber] = []
         self.pending: list[Event] = []
-        self.durable_seq = last_seq  # every event up to this seq is durable
         self._second_ms = -1000  # the start of the second ``_prefix`` was written for, in ms
         self._prefix = ""
 
@@ -123,9 +122,6 @@ class Emitter:
         self.log.flush()
         pending = self.pending
         self.pending = []
-        last = pending[-1].seq
-        if last > self.durable_seq:  # noqa: PLR1730 - max() is a call, on the hot path
-            self.durable_seq = last
         if self.subscribers:
             self._tell(pending)
 

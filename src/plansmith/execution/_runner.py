@@ -5,10 +5,10 @@ the invoker with timeout, classification and retry, writes every event to the
 log before acting on it, replans when a step's retries run out, and cancels
 cleanly. It resumes from any prefix of its own log (see ``_states.fold``).
 
-Write-ahead, with group commit: a step's end is durable before any call that
-depends on it and before the run ends; a step's start is committed with the
-events of the other steps that ran in the same turn of the event loop (one
-transaction), or before its call when views listen. A chain commits once a step.
+Write-ahead: a step's start is durable before its call, and with it every step end
+appended so far (an end is deferred: it is committed with the next start, or by the
+flusher with the other events of the same turn of the event loop, and before the run
+ends). A chain commits once a step.
 
 (Over 500 lines: the per-step path, ``_attempt`` to ``_dispatch``, is tuned as a whole
 against a raw SDK loop, see docs/benchmarks.md, Executor; splitting it would add a call
@@ -146,7 +146,6 @@ class Runner:
         self._classified = ClassifyingInvoker(self._timed)
         self._classified_untimed = ClassifyingInvoker(invoker)  # for steps with no timeout
         self._steps: dict[str, _Step] = {}
-        self._done_seq: dict[str, int] = {}  # the seq of each step's StepSucceeded
         self._flush_wanted = anyio.Event()
         self._flusher_done = False
         self._log_append = self.emitter.log.append
@@ -469,20 +468,9 @@ class Runner:
         self._log_append(started)  # ``emitter.emit(started, defer=True)``, inline
         emitter.pending.append(started)
         apply_step_started(st, started)
-        # Write-ahead: the ends of the steps this call depends on are durable before it.
-        # The start itself need not be (the key does not depend on it; see the docs),
-        # so it waits for the flusher's group commit, unless views listen: they hear of
-        # the start before the call (the trace view opens the attempt's span on it), and
-        # views hear only of durable events.
-        for dep in info.after:
-            if self._done_seq.get(dep, 0) > emitter.durable_seq:
-                emitter.flush()
-                break
-        else:
-            if emitter.subscribers:
-                emitter.flush()
-            else:
-                self._flush_soon()
+        # Write-ahead: the start, and with it every deferred end (those of the steps this
+        # call depends on among them), is durable before the call; views hear of it then.
+        emitter.flush()
         t0 = self.monotonic()
         retry: RetryInvoker | None = None
 
@@ -570,7 +558,6 @@ class Runner:
         self._log_append(succeeded)  # ``emitter.emit(succeeded, defer=True)``, inline
         emitter.pending.append(succeeded)
         apply_step_succeeded(st, succeeded)
-        self._done_seq[step_id] = succeeded.seq
 
     def _on_retry(
         self, bound: BoundStep
