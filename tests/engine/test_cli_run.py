@@ -48,6 +48,78 @@ def test_run_json_prints_one_event_per_line_then_runs_show_and_replay(tmp_path: 
     assert sorted(replayed) == sorted(e["type"] for e in events)
 
 
+def test_show_json_prints_the_recorded_events_as_run_json_printed_them(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=2)
+    home = ["--home", str(tmp_path / "home")]
+    code, out, err = invoke("run", *files(inputs), "--yes", "--json", *home)
+    assert code == 0, err
+    printed = [json.loads(line) for line in out.splitlines()]
+    code, out, err = invoke("show", printed[0]["run_id"], "--json", *home)
+    assert code == 0, err
+    shown = [json.loads(line) for line in out.splitlines()]
+    assert shown == printed
+    assert [e["type"] for e in shown[:2]] == ["RunCreated", "PlanReady"]
+
+
+def test_show_json_gives_a_value_kept_in_the_blob_store_in_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from plansmith.execution import Emitter, RunFinished, SqliteRunLog, StepSucceeded
+
+    monkeypatch.setenv("COLUMNS", "300")  # the table's cells unwrapped
+
+    log = SqliteRunLog(tmp_path / "home" / "runs.db")
+    log.create_run("r-big", "2026-01-01T00:00:00.000Z", {})
+    emitter = Emitter(log, "r-big", inline_limit=64)
+    big = {"text": "acgt" * 100}
+    packed = emitter.pack(big)
+    assert isinstance(packed, dict)
+    assert list(packed) == ["$blob"]
+    emitter.emit(
+        emitter.new(
+            StepSucceeded,
+            step="s1",
+            action="read",
+            server="files",
+            tool="read",
+            attempt=1,
+            duration_ms=1.5,
+            outputs=packed,
+        )
+    )
+    emitter.emit(emitter.new(RunFinished, state="succeeded"))
+    log.close()
+    code, out, err = invoke("show", "r-big", "--json", "--home", str(tmp_path / "home"))
+    assert code == 0, err
+    shown = [json.loads(line) for line in out.splitlines()]
+    assert [e["type"] for e in shown] == ["StepSucceeded", "RunFinished"]
+    assert shown[0]["outputs"] == big
+    code, out, err = invoke("show", "r-big", "--home", str(tmp_path / "home"))
+    assert code == 0, err
+    assert "in the blob store (show --json gives them in full)" in " ".join(out.split())
+
+
+def test_show_json_of_a_run_whose_blob_is_gone_says_which_and_prints_nothing(
+    tmp_path: Path,
+) -> None:
+    from plansmith.execution import Emitter, SqliteRunLog, StepSucceeded
+
+    log = SqliteRunLog(tmp_path / "home" / "runs.db")
+    log.create_run("r-lost", "2026-01-01T00:00:00.000Z", {})
+    emitter = Emitter(log, "r-lost", inline_limit=64)
+    packed = emitter.pack({"text": "acgt" * 100})
+    emitter.emit(emitter.new(StepSucceeded, step="s1", action="a", outputs=packed))
+    log.close()
+    assert isinstance(packed, dict)
+    ref = str(packed["$blob"]).removeprefix("sha256:")
+    (tmp_path / "home" / "blobs" / ref[:2] / ref[2:]).unlink()
+    code, out, err = invoke("show", "r-lost", "--json", "--home", str(tmp_path / "home"))
+    assert code != 0
+    assert out == ""
+    assert ref in err
+    assert "missing" in err
+
+
 def test_run_without_yes_stops_awaiting_approval_and_prints_plan_and_hash(tmp_path: Path) -> None:
     inputs = eh.write_inputs(tmp_path, n=1)
     code, _, err = invoke("run", *files(inputs), "--home", str(tmp_path / "home"))
@@ -198,6 +270,17 @@ def test_runs_lists_the_newest_runs_and_says_how_many_older_ones_it_left_out(
     assert "older" not in err
     code, out, _ = invoke("runs", "-n", "2", *home)
     assert [line.split()[1] for line in out.splitlines() if "r-n" in line] == ["r-n23", "r-n24"]
+    code, out, err = invoke("runs", "-n", "2", "--json", *home)
+    assert code == 0, err
+    assert [json.loads(line) for line in out.splitlines()] == [
+        {
+            "run_id": f"r-n{k}",
+            "created": f"2026-01-01T00:00:{k}.000Z",
+            "state": "awaiting approval",
+            "steps_done": 0,
+        }
+        for k in (23, 24)
+    ]
 
 
 _WITH_SIGINT = (

@@ -328,12 +328,19 @@ def runs_command(
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=0, help="The newest runs to list; 0: all.")
     ] = 20,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="One JSON line per run on stdout: run_id, created, state, steps_done.",
+        ),
+    ] = False,
 ) -> None:
     """List the newest runs in the run log, oldest of them first."""
     from plansmith.execution import fold
 
     engine = open_engine(home, log=log, existing=True)
-    table = Table("run", "created", "state", "steps done")
+    rows: list[dict[str, str | int]] = []
     try:
         infos = engine.log.runs()
         shown = infos[-limit:] if limit else infos
@@ -342,13 +349,27 @@ def runs_command(
             status = state.finished or (
                 "awaiting approval" if state.approved is None else "unfinished"
             )
-            table.add_row(escape(info.run_id), info.created, status, str(len(state.order)))
+            rows.append(
+                {
+                    "run_id": info.run_id,
+                    "created": info.created,
+                    "state": status,
+                    "steps_done": len(state.order),
+                }
+            )
     finally:
         engine.close()
-    if not table.row_count:
+    if not rows:
         typer.echo("no runs in the run log yet", err=True)
         return
-    Console().print(table)
+    if as_json:
+        sys.stdout.writelines(json.dumps(row, separators=(",", ":")) + "\n" for row in rows)
+    else:
+        table = Table("run", "created", "state", "steps done")
+        for row in rows:
+            cells = (row["run_id"], row["created"], row["state"], row["steps_done"])
+            table.add_row(*_cells(*(str(cell) for cell in cells)))
+        Console().print(table)
     if len(shown) < len(infos):
         older = len(infos) - len(shown)
         typer.echo(f"{older} older run(s) not listed: --limit 0 lists all", err=True)
@@ -360,6 +381,14 @@ def show_command(
     run_id: Annotated[str, typer.Argument(help="The run to show.")],
     home: HomeOpt = Path(".plansmith"),
     log: LogOpt = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="The run's recorded events, one JSON line each on stdout (as `run --json`"
+            " prints them), with values kept in the blob store given in full.",
+        ),
+    ] = False,
 ) -> None:
     """What ran, timings, outputs, failures and replans of one run, and the steps it
     left without an end (in flight when it was cancelled, or when its engine stopped)."""
@@ -372,11 +401,25 @@ def show_command(
         StepStarted,
         StepSucceeded,
         elapsed_ms,
+        unpack,
     )
 
     engine = open_engine(home, log=log, existing=True)
-    events = engine.log.events(run_id)
-    engine.close()
+    try:
+        events = engine.log.events(run_id)
+        if as_json:  # every line made before any is written: a missing blob writes none
+            lines = [
+                json.dumps(
+                    {k: unpack(engine.log, v) for k, v in e.to_dict().items()},
+                    separators=(",", ":"),
+                )
+                + "\n"
+                for e in events
+            ]
+            sys.stdout.writelines(lines)
+            return
+    finally:
+        engine.close()
     console = Console()
     table = Table("step", "action", "server/tool", "attempt", "ms", "outcome")
     # started (or to be tried again after a retry), no end yet: the event, the attempt
@@ -389,6 +432,8 @@ def show_command(
             open_steps.pop(e.step, None)
             outputs = json.dumps(e.outputs)
             short = outputs if len(outputs) < 60 else outputs[:57] + "..."
+            if isinstance(e.outputs, dict) and list(e.outputs) == ["$blob"]:
+                short = "in the blob store (show --json gives them in full)"
             call = e.call
             table.add_row(
                 *_cells(e.step, call, f"{e.server}/{e.tool}", str(e.attempt)),
