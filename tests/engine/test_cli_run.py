@@ -120,6 +120,33 @@ def test_show_json_of_a_run_whose_blob_is_gone_says_which_and_prints_nothing(
     assert "missing" in err
 
 
+def test_runs_lists_a_run_whose_events_cannot_be_read_as_unreadable_beside_the_others(
+    tmp_path: Path,
+) -> None:
+    from plansmith.execution import Emitter, SqliteRunLog, StepSucceeded
+
+    inputs = eh.write_inputs(tmp_path, n=1)
+    home = ["--home", str(tmp_path / "home")]
+    code, _, err = invoke("run", *files(inputs), "--yes", *home)
+    assert code == 0, err
+    log = SqliteRunLog(tmp_path / "home" / "runs.db")
+    log.create_run("r-damaged", "2099-01-01T00:00:00.000Z", {})
+    emitter = Emitter(log, "r-damaged")  # a step's end with no plan and no start
+    emitter.emit(emitter.new(StepSucceeded, step="s1", action="a"))
+    log.close()
+    code, out, err = invoke("runs", "--json", *home)
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["state"] for r in rows] == ["succeeded", "unreadable"]
+    assert rows[1]["steps_done"] is None
+    assert rows[1]["error"].startswith("step s1: event StepSucceeded is not allowed")
+    assert "run r-damaged is unreadable: step s1:" in err
+    code, out, err = invoke("runs", *home)
+    assert code == 0, err
+    assert "unreadable" in out
+    assert "succeeded" in out
+
+
 def test_run_without_yes_stops_awaiting_approval_and_prints_plan_and_hash(tmp_path: Path) -> None:
     inputs = eh.write_inputs(tmp_path, n=1)
     code, _, err = invoke("run", *files(inputs), "--home", str(tmp_path / "home"))

@@ -27,7 +27,7 @@ from plansmith.cli._engine_options import (
     SchedulerOpt,
     open_engine,
 )
-from plansmith.errors import ApprovalRequiredError, ExecutionError, InputError
+from plansmith.errors import ApprovalRequiredError, ExecutionError, InputError, PlansmithError
 
 if TYPE_CHECKING:
     from plansmith.engine import Engine
@@ -332,7 +332,8 @@ def runs_command(
         bool,
         typer.Option(
             "--json",
-            help="One JSON line per run on stdout: run_id, created, state, steps_done.",
+            help="One JSON line per run on stdout: run_id, created, state, steps_done"
+            " (and error, for a run whose events cannot be read).",
         ),
     ] = False,
 ) -> None:
@@ -340,23 +341,25 @@ def runs_command(
     from plansmith.execution import fold
 
     engine = open_engine(home, log=log, existing=True)
-    rows: list[dict[str, str | int]] = []
+    rows: list[dict[str, str | int | None]] = []
+    unreadable: list[str] = []
     try:
         infos = engine.log.runs()
         shown = infos[-limit:] if limit else infos
         for info in shown:
-            state = fold(info.run_id, engine.log.events(info.run_id))
-            status = state.finished or (
-                "awaiting approval" if state.approved is None else "unfinished"
-            )
-            rows.append(
-                {
-                    "run_id": info.run_id,
-                    "created": info.created,
-                    "state": status,
-                    "steps_done": len(state.order),
-                }
-            )
+            row: dict[str, str | int | None] = {"run_id": info.run_id, "created": info.created}
+            try:
+                state = fold(info.run_id, engine.log.events(info.run_id))
+            except PlansmithError as error:  # one damaged run: the others are listed
+                what = str(error).splitlines()[0]  # located, without the hint
+                row |= {"state": "unreadable", "steps_done": None, "error": what}
+                unreadable.append(f"run {info.run_id} is unreadable: {what}")
+            else:
+                status = state.finished or (
+                    "awaiting approval" if state.approved is None else "unfinished"
+                )
+                row |= {"state": status, "steps_done": len(state.order)}
+            rows.append(row)
     finally:
         engine.close()
     if not rows:
@@ -368,8 +371,10 @@ def runs_command(
         table = Table("run", "created", "state", "steps done")
         for row in rows:
             cells = (row["run_id"], row["created"], row["state"], row["steps_done"])
-            table.add_row(*_cells(*(str(cell) for cell in cells)))
+            table.add_row(*_cells(*("" if cell is None else str(cell) for cell in cells)))
         Console().print(table)
+    for line in unreadable:
+        typer.echo(line, err=True)
     if len(shown) < len(infos):
         older = len(infos) - len(shown)
         typer.echo(f"{older} older run(s) not listed: --limit 0 lists all", err=True)
