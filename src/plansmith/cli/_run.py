@@ -133,8 +133,13 @@ def _json_line(event: object) -> None:
     from plansmith.execution import Event
 
     assert isinstance(event, Event)
-    sys.stdout.write(json.dumps(event.to_dict(), separators=(",", ":")) + "\n")
+    sys.stdout.write(_compact(event.to_dict()))
     sys.stdout.flush()
+
+
+def _compact(value: object) -> str:
+    """One line of compact JSON, as every ``--json`` output writes it."""
+    return json.dumps(value, separators=(",", ":")) + "\n"
 
 
 def _drive(
@@ -366,7 +371,7 @@ def runs_command(
         typer.echo("no runs in the run log yet", err=True)
         return
     if as_json:
-        sys.stdout.writelines(json.dumps(row, separators=(",", ":")) + "\n" for row in rows)
+        sys.stdout.writelines(_compact(row) for row in rows)
     else:
         table = Table("run", "created", "state", "steps done")
         for row in rows:
@@ -406,6 +411,7 @@ def show_command(
         StepStarted,
         StepSucceeded,
         elapsed_ms,
+        is_blob_ref,
         unpack,
     )
 
@@ -414,12 +420,7 @@ def show_command(
         events = engine.log.events(run_id)
         if as_json:  # every line made before any is written: a missing blob writes none
             lines = [
-                json.dumps(
-                    {k: unpack(engine.log, v) for k, v in e.to_dict().items()},
-                    separators=(",", ":"),
-                )
-                + "\n"
-                for e in events
+                _compact({k: unpack(engine.log, v) for k, v in e.to_dict().items()}) for e in events
             ]
             sys.stdout.writelines(lines)
             return
@@ -437,7 +438,7 @@ def show_command(
             open_steps.pop(e.step, None)
             outputs = json.dumps(e.outputs)
             short = outputs if len(outputs) < 60 else outputs[:57] + "..."
-            if isinstance(e.outputs, dict) and list(e.outputs) == ["$blob"]:
+            if is_blob_ref(e.outputs):
                 short = "in the blob store (show --json gives them in full)"
             call = e.call
             table.add_row(

@@ -3,7 +3,14 @@ log, replanning, approval and the async runner."""
 
 from plansmith.execution._approval import ApprovalPolicy, tiers_needing_approval
 from plansmith.execution._codec import bound_from_dict, bound_to_dict
-from plansmith.execution._emit import Emitter, elapsed_ms, iso_time, unpack, utc_now
+from plansmith.execution._emit import (
+    Emitter,
+    elapsed_ms,
+    is_blob_ref,
+    iso_time,
+    unpack,
+    utc_now,
+)
 from plansmith.execution._events import (
     EVENT_TYPES,
     AwaitingApproval,
@@ -146,6 +153,7 @@ __all__ = [
     "owner_gone",
     "Emitter",
     "utc_now",
+    "is_blob_ref",
     "iso_time",
     "elapsed_ms",
     "unpack",

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any, TypeVar, cast
+from typing import Any, TypeGuard, TypeVar, cast
 
 from plansmith.errors import PlansmithError
 from plansmith.execution._events import Event
@@ -244,8 +244,13 @@ _SCALARS = frozenset({bool, float})
 _RESULT_BOUND = 2 + sum(12 * len(k) + 4 for k in ToolResult().to_dict()) + 32 + 32 + 2
 
 
+def is_blob_ref(value: object) -> TypeGuard[dict[str, Any]]:
+    """Whether ``value`` is a blob reference, ``{"$blob": "sha256:..."}``, as ``pack`` makes."""
+    return isinstance(value, dict) and len(value) == 1 and "$blob" in value
+
+
 def unpack(log: RunLog, value: JSONish) -> JSONish:
     """The value a blob reference stands for (other values unchanged)."""
-    if isinstance(value, dict) and len(value) == 1 and "$blob" in value:
+    if is_blob_ref(value):
         return cast(JSONValue, json.loads(log.get_blob(str(value["$blob"])).decode("utf-8")))
     return value

@@ -127,10 +127,16 @@ class BlobStore:
 
     def get(self, ref: str) -> bytes:
         digest = ref.removeprefix("sha256:")
+        path = self.root / digest[:2] / digest[2:]
         try:
-            return (self.root / digest[:2] / digest[2:]).read_bytes()
+            return path.read_bytes()
         except OSError:
-            raise ExecutionError(f"blob {ref} is missing from {self.root}") from None
+            raise ExecutionError(
+                f"blob {ref} is missing from {self.root}",
+                location=Location(str(path)),
+                hint="the blob store keeps the values too large for an event; restore the"
+                " file from a backup of the run log's home",
+            ) from None
 
 
 _ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # made once, not per event
