@@ -22,7 +22,7 @@ it happened (a :class:`Location`: file, line, column, or a step id) and a
     ├── ExecutionError                  exit 5  a run could not be carried out
     │   ├── ServerStartError                    an MCP server did not start or answer
     │   ├── ToolCallError                       one tool call failed (with its error class)
-    │   ├── RunLeasedError                      another engine drives the run (holds its lease)
+    │   ├── RunLeasedError              exit 7  another engine drives the run (holds its lease)
     │   └── StepFailedError                     a step failed and no replan saved the run
     └── ApprovalRequiredError           exit 6  the plan waits for a person to approve its hash
 
@@ -92,9 +92,15 @@ class Location:
 
 
 class PlansmithError(Exception):
-    """Base of every plansmith error: a message, a location and a hint."""
+    """Base of every plansmith error: a message, a location and a hint.
+
+    An error that stands for several (a file with many mistakes, two files read at
+    once) holds each, located, in ``problems``; the message counts or names them, and
+    the text lists the first :attr:`SHOWN` of them and says how many more there are.
+    """
 
     exit_code: int = 1
+    SHOWN = 20
 
     def __init__(
         self,
@@ -102,16 +108,26 @@ class PlansmithError(Exception):
         *,
         location: Location | None = None,
         hint: str | None = None,
+        problems: tuple[PlansmithError, ...] = (),
     ) -> None:
         super().__init__(message)
         self.message = message
         self.location = location
         self.hint = hint
+        self.problems = problems
 
     def __str__(self) -> str:
         text = self.message
         if self.location is not None:
             text = f"{self.location}: {text}"
+        if self.problems:
+            lines = [
+                text,
+                *("  " + str(p).replace("\n", "\n  ") for p in self.problems[: self.SHOWN]),
+            ]
+            if len(self.problems) > self.SHOWN:
+                lines.append(f"  ... and {len(self.problems) - self.SHOWN} more")
+            text = "\n".join(lines)
         if self.hint:
             text = f"{text}\n  hint: {self.hint}"
         return text
@@ -172,7 +188,8 @@ class PlanInvalidError(PlansmithError):
 
 
 class ServerConfigError(InputError):
-    """An ``mcpServers`` (or VS Code ``servers``) file is malformed."""
+    """An ``mcpServers`` (or VS Code ``servers``) file is malformed; ``problems`` holds
+    every problem of the file when there are several."""
 
 
 class BindingError(InputError):
@@ -181,22 +198,6 @@ class BindingError(InputError):
     ``problems`` holds every problem found (each a located error), so that
     ``plansmith check`` reports them all at once; the message summarises them.
     """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        location: Location | None = None,
-        hint: str | None = None,
-        problems: tuple[PlansmithError, ...] = (),
-    ) -> None:
-        super().__init__(message, location=location, hint=hint)
-        self.problems = problems
-
-    def __str__(self) -> str:
-        if not self.problems:
-            return PlansmithError.__str__(self)
-        return "\n".join([self.message, *(f"  {p}" for p in self.problems)])
 
 
 class RunNotFoundError(InputError):
@@ -218,7 +219,10 @@ class BusyError(ExecutionError):
 
 
 class RunLeasedError(ExecutionError):
-    """Another engine holds the run's lease (or this engine lost it): one engine drives a run."""
+    """Another engine holds the run's lease (or this engine lost it): one engine drives a run.
+    CLI exit code 7: no failure of the run, which a script may wait for and try again."""
+
+    exit_code = 7
 
 
 class StepFailedError(ExecutionError):

@@ -37,11 +37,11 @@ def test_vs_code_servers_key_is_read_the_same_way() -> None:
     assert config.names == ("a",)
 
 
-def test_unset_env_variable_reports_server_line_and_hint() -> None:
+def test_unset_env_variable_reports_its_place_and_hint() -> None:
     with pytest.raises(ServerConfigError) as info:
         parse_servers(GOOD, source="s.json", env={"HOME": "/h"})
     assert info.value.location is not None
-    assert str(info.value.location) == "s.json:5"
+    assert str(info.value.location) == "s.json:6:51"  # the ${env:TOKEN} itself
     assert "TOKEN" in info.value.message
     assert info.value.hint
 
@@ -97,7 +97,7 @@ def test_a_type_that_is_unknown_or_does_not_fit_is_reported_with_its_line() -> N
     with pytest.raises(ServerConfigError) as info:
         parse_servers(text, source="s.json", env={})
     message = str(info.value)
-    assert "s.json:2: server 'ws': type 'websocket' is not a transport plansmith speaks" in message
-    assert "s.json:3: server 'odd': type 'sse' does not fit its command" in message
-    assert "s.json:4: server 'odd2': type 'stdio' does not fit its url" in message
-    assert "s.json:5: server 'listed': type ['sse'] is not a transport" in message
+    assert "s.json:2:22: server 'ws': type 'websocket' is not a transport plansmith" in message
+    assert "s.json:3:23: server 'odd': type 'sse' does not fit its command" in message
+    assert "s.json:4:24: server 'odd2': type 'stdio' does not fit its url" in message
+    assert "s.json:5:26: server 'listed': type ['sse'] is not a transport" in message

@@ -48,6 +48,8 @@ GOOD = {
     ' "c": {"type": "sse", "url": "http://127.0.0.1:2/sse"}}, "inputs": []}',
     "extensions and desktop keys": '{"mcpServers": {"a": {"command": "x", "maxInFlight": 1,'
     ' "inheritEnv": false, "disabled": false, "autoApprove": []}}}',
+    "other clients' keys": '{"servers": {"a": {"command": "x", "envFile": "/w/.env",'
+    ' "dev": {"watch": "src/**"}, "gallery": true, "timeout": 60, "description": "d"}}}',
 }
 
 
@@ -67,6 +69,8 @@ BAD = {
     "unknown type": '{"mcpServers": {"a": {"type": "websocket", "url": "http://h/"}}}',
     "type against command": '{"mcpServers": {"a": {"type": "sse", "command": "x"}}}',
     "env not strings": '{"mcpServers": {"a": {"command": "x", "env": {"N": 1}}}}',
+    "arg not a string": '{"mcpServers": {"a": {"command": "x", "args": [1]}}}',
+    "inheritEnv a string": '{"mcpServers": {"a": {"command": "x", "inheritEnv": "false"}}}',
 }
 
 
