@@ -53,6 +53,11 @@ BAD = {
     "unknown tier": "bindings: {a: {server: s, tool: t, tier: admin}}\n",
     "idempotent as text": "bindings: {a: {server: s, tool: t, idempotent: yes please}}\n",
     "output not a path": "bindings: {a: {server: s, tool: t, outputs: {n: 3}}}\n",
+    "retries not whole": "bindings: {a: {server: s, tool: t, retries: 1.5}}\n",
+    "server is null": "bindings: {a: {server: ~, tool: t}}\n",
+    "tool is a list": "bindings: {a: {server: s, tool: [echo]}}\n",
+    "too many retries": "bindings: {a: {server: s, tool: t, retries: 101}}\n",
+    "timeout past a week": "bindings: {a: {server: s, tool: t, timeout: 604801}}\n",
 }
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from plansmith.errors import DomainError, InputError, ParseError, ProblemError
 from plansmith.formats import parse_domain, parse_problem
+from plansmith.formats._yaml_node import Source, compose, mapping
 
 FOLDER = Path(__file__).resolve().parents[2] / "examples" / "doc-pipeline"
 DOMAIN = (FOLDER / "domain.yaml").read_text(encoding="utf-8")
@@ -346,6 +347,20 @@ def test_self_referencing_network_is_refused_not_a_recursion_error() -> None:
 def test_self_referencing_merge_is_refused() -> None:
     with pytest.raises(DomainError, match="merge keys"):
         parse_domain("domain: x\ntypes: &t {<<: *t}\n")
+
+
+@pytest.mark.timeout(30)  # the old walk took minutes: each level merged 9 copies of the last
+def test_nested_merge_lists_of_one_alias_are_read_once() -> None:
+    levels = ["m0: &m0 {a: 1}"]
+    levels += [
+        f"m{i}: &m{i} {{<<: [{', '.join([f'*m{i - 1}'] * 9)}], k{i}: {i}}}" for i in range(1, 12)
+    ]
+    root = compose("\n".join([*levels, "top: {<<: *m11}"]) + "\n", "x.yaml")
+    src = Source("x.yaml", DomainError)
+    top = next(value for key, value in mapping(src, root, "the file") if key.value == "top")
+    assert sorted(key.value for key, _ in mapping(src, top, "top")) == sorted(
+        ["a", *(f"k{i}" for i in range(1, 12))]
+    )
 
 
 # (id, old, new, "line:col", words in the message, words in the hint)

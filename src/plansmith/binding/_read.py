@@ -1,207 +1,500 @@
-"""Read a bindings file (YAML or JSON) into :class:`Bindings`, with a location per field."""
+"""Read a bindings file (YAML or JSON) into :class:`Bindings`, with a location per field.
+
+The text is composed by the located node toolkit (:mod:`plansmith.formats._yaml_node`)
+and read node by node. Syntax is a :class:`ParseError` (the first one stops the
+reading; an unclosed quote or bracket is reported where it opens); every other
+problem of the file is listed in one :class:`BindingError`, each located and with
+a hint. A source named ``*.json`` is read as strict JSON. The rules (formats.md):
+
+- Names (actions, ``server``, ``tool``, outputs) are the scalar's text, so
+  ``tool: no`` names the tool ``no``; never null, a collection, empty or tagged.
+- ``arguments`` are JSON. A plain scalar is null (``null``, ``~``, nothing), a
+  boolean (``true``, ``false``), a number if written as a JSON number (``1.5e3``
+  too), and else its text as written (``yes``, ``2024-02-30``, ``0x1F``, ``.inf``).
+  Only the tags ``!!str``, ``!!int``, ``!!float``, ``!!bool``, ``!!null``,
+  ``!!map`` and ``!!seq`` are accepted.
+- Anchors, aliases and merge keys (``<<: *base``; explicit keys win) work. What
+  they add is bounded (``_MAX_EXPANDED`` values per file, so a "billion laughs"
+  fails at once), and a value may not contain itself. A duplicate key is an
+  error at its second place.
+- ``timeout``: seconds, more than 0, at most a week; ``retries``: 0 to 100;
+  ``idempotent``: a boolean (``yes``/``no`` too); null means the default.
+- Top-level keys other than ``bindings`` and ``$schema`` belong to the domain
+  (the lab's ``flex_mapping``); one that looks like a misspelling is an error.
+
+``Binding.locations`` maps ``"server"``, ``"tool"``, ``"arguments"``, ``"outputs.NAME"``
+... and ``"arguments" + JSON Pointer`` of each value in the arguments
+(``"arguments/items/0/name"``) to where it was written.
+"""
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TypeVar, cast
 
 import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from plansmith.binding._model import Binding, Bindings, StepPolicy
-from plansmith.errors import BindingError, Location, ParseError, PlansmithError
+from plansmith.errors import BindingError, InputError, Location, ParseError, PlansmithError
+from plansmith.formats._yaml_node import Source, compose, did_you_mean, is_null, number
 from plansmith.model import JSONValue, Tier
 
 __all__ = ["load_bindings", "parse_bindings"]
 
-_FIELDS = {"server", "tool", "arguments", "outputs", "timeout", "retries", "idempotent", "tier"}
+_FIELDS = ("server", "tool", "arguments", "outputs", "timeout", "retries", "idempotent", "tier")
+_TOP_KEYS = ("bindings", "$schema")
+_TIERS = tuple(t.value for t in Tier)
+_MAX_TIMEOUT = 7 * 24 * 3600  # within every timer API; longer work should report progress
+_MAX_RETRIES = 100  # more attempts than any failure class deserves; catches typos
+_MAX_EXPANDED = 100_000  # values that aliases and merge keys may add to one file
+_MAX_MERGE_DEPTH = 32
+_MAX_DEPTH = 100  # nesting of argument values
+
+_TAG = "tag:yaml.org,2002:"
+_STR, _NULL, _BOOL, _INT, _FLOAT = (_TAG + t for t in ("str", "null", "bool", "int", "float"))
+_MERGE, _MAP, _SEQ = (_TAG + t for t in ("merge", "map", "seq"))
+_BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_NEEDS = "write `bindings:`, then one `ACTION: {server: S, tool: T}` a line"
+_T = TypeVar("_T")
+_resolve: Callable[[type[Node], str, tuple[bool, bool]], str] = yaml.resolver.Resolver().resolve
 
 
 def load_bindings(path: str | Path) -> Bindings:
-    """Read the bindings file at ``path``."""
+    """Read the bindings file at ``path`` (UTF-8, a byte-order mark allowed)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except OSError as error:
         raise BindingError(
-            f"cannot read bindings file: {error.strerror}", location=Location(str(p))
+            f"cannot read bindings file: {error.strerror or error}",
+            location=Location(str(p)),
+            hint="check the path (relative to the current directory) and that you may read it",
+        ) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        column = len(data[line_start : error.start].decode("utf-8", "replace")) + 1
+        raise ParseError(
+            f"the bindings file is not UTF-8 text (byte 0x{data[error.start]:02x})",
+            location=Location(str(p), data.count(b"\n", 0, error.start) + 1, column),
+            hint="save the file as UTF-8",
         ) from None
     return parse_bindings(text, source=str(p))
 
 
-def _loc(node: yaml.Node, source: str | None) -> Location:
-    return Location(source, node.start_mark.line + 1, node.start_mark.column + 1)
-
-
-def _value(node: yaml.Node, source: str | None) -> JSONValue:
-    """A YAML node as plain JSON (scalars resolved by YAML's safe rules)."""
-    if isinstance(node, yaml.MappingNode):
-        out: dict[str, JSONValue] = {}
-        for k, v in node.value:
-            out[str(_value(k, source))] = _value(v, source)
-        return out
-    if isinstance(node, yaml.SequenceNode):
-        return [_value(v, source) for v in node.value]
-    loader = yaml.SafeLoader("")
-    value: Any = loader.construct_object(node, deep=True)
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    return str(value)
-
-
 def parse_bindings(text: str, *, source: str | None = None) -> Bindings:
     """Parse bindings text; every problem is reported at once in one ``BindingError``."""
+    root = _compose(text, source)
+    reader = _Reader(Source(source, BindingError))
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        loc = Location(source, mark.line + 1, mark.column + 1) if mark else Location(source)
+        bindings = reader.read(root)
+    except RecursionError:
         raise ParseError(
-            f"not valid YAML/JSON: {getattr(error, 'problem', error)}", location=loc
+            "the bindings file is nested too deeply",
+            location=Location(source),
+            hint="flatten the arguments, or use fewer nested aliases",
         ) from None
-    top = _mapping_items(root)
-    table = {str(_value(k, source)): (k, v) for k, v in top}
-    if "bindings" not in table:
-        raise BindingError(
-            "a bindings file needs a top-level 'bindings' mapping",
-            location=Location(source, 1),
-            hint="write `bindings:` then one entry per action name",
-        )
-    problems: list[PlansmithError] = []
-    bindings: list[Binding] = []
-    _, body = table["bindings"]
-    if not isinstance(body, yaml.MappingNode):
-        raise BindingError(
-            "'bindings' must be a mapping of action names", location=_loc(body, source)
-        )
-    for key_node, entry in body.value:
-        action = str(_value(key_node, source))
-        try:
-            bindings.append(_binding(action, key_node, entry, source))
-        except BindingError as error:
-            problems.extend(error.problems or (error,))
+    unique = {(str(p.location), p.message): p for p in reader.problems}.values()
+    problems = tuple(sorted(unique, key=lambda p: p.location.line or 0 if p.location else 0))
     if problems:
         raise BindingError(
             f"{len(problems)} problem(s) in bindings",
             location=Location(source),
-            problems=tuple(problems),
+            hint="each problem is listed with its place and what to do",
+            problems=problems,
         )
     return Bindings(tuple(bindings), source)
 
 
-def _mapping_items(node: yaml.Node | None) -> list[tuple[yaml.Node, yaml.Node]]:
-    if not isinstance(node, yaml.MappingNode):
-        return []
-    return list(node.value)
+def _compose(text: str, source: str | None) -> Node | None:
+    json_syntax = source is not None and source.lower().endswith(".json")
+    try:
+        return compose(text, source, json_syntax=json_syntax)
+    except ParseError as error:
+        if not json_syntax:  # json reports an unclosed string where it opens
+            _raise_if_unclosed(text, source)
+        error.hint = error.hint or "check the indentation, the colons and the brackets near here"
+        raise
 
 
-def _binding(action: str, key_node: yaml.Node, node: yaml.Node, source: str | None) -> Binding:
-    loc = _loc(key_node, source)
-    if not isinstance(node, yaml.MappingNode):
-        raise BindingError(f"binding of {action!r} must be a mapping", location=loc)
-    fields: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-    problems: list[PlansmithError] = []
-    for k, v in node.value:
-        name = str(_value(k, source))
-        if name not in _FIELDS:
-            problems.append(
-                BindingError(
-                    f"unknown field {name!r} in the binding of {action!r}",
-                    location=_loc(k, source),
-                    hint=f"fields are: {', '.join(sorted(_FIELDS))}",
-                )
+def _raise_if_unclosed(text: str, source: str | None) -> None:
+    """A quote or bracket the text ends inside, reported where it opens (YAML says: at the end)."""
+    try:
+        yaml.compose(text.removeprefix("\ufeff"), Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as error:
+        opened, ended, problem = error.context_mark, error.problem_mark, error.problem or ""
+        if opened is None or ended is None or "stream" not in problem:
+            return
+        what = (error.context or "a value").removeprefix("while scanning ")
+        raise ParseError(
+            f"invalid YAML: {what.removeprefix('while parsing ')} starts here and is never"
+            f" closed ({problem} at line {ended.line + 1}, column {ended.column + 1})",
+            location=Location(source, opened.line + 1, opened.column + 1),
+            hint="close the quote, ']' or '}' that opens here (the file ends first)",
+        ) from None
+    except (yaml.YAMLError, RecursionError):
+        return
+
+
+def _kind(node: Node) -> str:
+    if isinstance(node, MappingNode):
+        return "a mapping"
+    if isinstance(node, SequenceNode):
+        return "a list"
+    if is_null(node):
+        return "nothing"
+    return f"the value {_shown(node.value)}"
+
+
+def _written_tag(node: ScalarNode) -> str | None:
+    """The tag written on ``node`` (``!foo x``), or None if YAML resolved it from the text."""
+    implicit = _STR if node.style else _resolve(ScalarNode, node.value, (True, False))
+    if node.tag != implicit:
+        return str(node.tag)
+    mark = node.start_mark  # a tag equal to the resolved one: look at the text
+    buffer = getattr(mark, "buffer", None)
+    if not isinstance(buffer, str):
+        return None
+    head = buffer[mark.pointer : node.end_mark.pointer].split(None, 1)
+    if head and head[0].startswith("&"):  # &anchor !!str 1e3
+        head = head[1:]
+    return str(node.tag) if head and head[0].startswith("!") else None
+
+
+def _tag_text(tag: str) -> str:
+    return "!!" + tag.removeprefix(_TAG) if tag.startswith(_TAG) else tag
+
+
+def _escape(key: str) -> str:
+    """``key`` as one step of a JSON Pointer (RFC 6901)."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+class _Reader:
+    """One file's reading: the problems found so far, and the alias-expansion budget."""
+
+    def __init__(self, src: Source) -> None:
+        self.src = src
+        self.problems: list[PlansmithError] = []
+        self.locations: list[tuple[str, Location]] = []  # of the binding being read
+        self.expanded = 0
+        self.seen: set[int] = set()  # collections read once (reading one again expands an alias)
+        self.open: set[int] = set()  # collections being read (meeting one is a value in itself)
+
+    def problem(self, where: Node, message: str, hint: str) -> None:
+        self.problems.append(self.src.fail(where, message, hint))
+
+    def spend(self, node: Node, count: int = 1) -> None:
+        self.expanded += count
+        if self.expanded > _MAX_EXPANDED:
+            raise ParseError(
+                f"aliases and merge keys expand the file to more than {_MAX_EXPANDED} values",
+                location=self.src.loc(node),
+                hint="write the repeated values out, or use fewer nested aliases (*name)",
             )
-        fields[name] = (k, v)
-    problems.extend(
-        BindingError(f"binding of {action!r} has no {required!r}", location=loc)
-        for required in ("server", "tool")
-        if required not in fields
-    )
-    locations: list[tuple[str, Location]] = [(n, _loc(v, source)) for n, (_, v) in fields.items()]
 
-    def get(name: str) -> JSONValue:
-        return _value(fields[name][1], source) if name in fields else None
+    def read(self, root: Node | None) -> list[Binding]:
+        if root is not None and not is_null(root) and not isinstance(root, MappingNode):
+            raise self.src.fail(
+                root, f"a bindings file must be a mapping, not {_kind(root)}", _NEEDS
+            )
+        body: Node | None = None
+        misspelt = (Location(self.src.file, 1), _NEEDS)
+        top = self.pairs(root, "the bindings file") if isinstance(root, MappingNode) else []
+        for key, value in top:
+            guess = did_you_mean(key.value, _TOP_KEYS) if key.value not in _TOP_KEYS else None
+            if key.value == "bindings":
+                body = value
+            elif guess:
+                hint = f"{guess} (other top-level keys belong to the domain that ships the file)"
+                self.problem(key, f"unknown top-level key {key.value!r}", hint)
+                misspelt = (self.src.loc(key), hint) if misspelt[1] == _NEEDS else misspelt
+        if body is None:
+            message = "a bindings file needs a top-level 'bindings' mapping"
+            raise BindingError(message, location=misspelt[0], hint=misspelt[1])
+        if not isinstance(body, MappingNode):
+            message = f"'bindings' must be a mapping of action names, not {_kind(body)}"
+            raise self.src.fail(body, message, "write one `ACTION: {server: S, tool: T}` a line")
+        out: list[Binding] = []
+        for key, entry in self.pairs(body, "'bindings'"):
+            action = self.name(key, "an action name", "write `ACTION: {server: S, tool: T}`")
+            binding = self.binding(action, key, entry) if action is not None else None
+            out.extend([binding] if binding is not None else [])
+        return out
 
-    outputs: list[tuple[str, str]] = []
-    if "outputs" in fields:
-        out_node = fields["outputs"][1]
-        if isinstance(out_node, yaml.MappingNode):
-            for k, v in out_node.value:
-                oname, path = str(_value(k, source)), _value(v, source)
-                if not isinstance(path, str):
-                    problems.append(
-                        BindingError(
-                            f"output {oname!r} must be a JSONPath string", location=_loc(v, source)
-                        )
-                    )
-                    continue
-                outputs.append((oname, path))
-                locations.append((f"outputs.{oname}", _loc(v, source)))
+    def pairs(self, node: Node, what: str, depth: int = 0) -> list[tuple[ScalarNode, Node]]:
+        """The (key, value) pairs of a mapping, merge keys applied (explicit keys win).
+
+        A duplicate key, or a key that is not a name, is a problem that drops its entry.
+        """
+        merged: dict[str, tuple[ScalarNode, Node]] = {}
+        explicit: dict[str, tuple[ScalarNode, Node]] = {}
+        for key, value in node.value:
+            if isinstance(key, ScalarNode) and key.tag == _MERGE:
+                for k, v in self.merged(node, value, what, depth):
+                    merged.setdefault(k.value, (k, v))
+            elif not isinstance(key, ScalarNode) or is_null(key):
+                hint = "write each key as plain or quoted text"
+                self.problem(key, f"a key of {what} must be a name, not {_kind(key)}", hint)
+            elif key.value in explicit:
+                hint = f"it was first given at line {explicit[key.value][0].start_mark.line + 1}"
+                self.problem(key, f"duplicate key {key.value!r} in {what}", hint + "; keep one")
+            else:
+                explicit[key.value] = (key, value)
+        return list({**merged, **explicit}.values() if merged else explicit.values())
+
+    def merged(
+        self, into: Node, value: Node, what: str, depth: int
+    ) -> list[tuple[ScalarNode, Node]]:
+        """The pairs a merge key (``<<: *base`` or ``<<: [*a, *b]``) brings into ``into``."""
+        out: list[tuple[ScalarNode, Node]] = []
+        for source in value.value if isinstance(value, SequenceNode) else [value]:
+            if not isinstance(source, MappingNode):
+                hint = "write `<<: *name`, with `&name` on a mapping, or `<<: [*a, *b]`"
+                self.problem(
+                    source, f"a merge key in {what} takes mappings, not {_kind(source)}", hint
+                )
+            elif source is into or depth >= _MAX_MERGE_DEPTH:
+                hint = "a mapping cannot merge itself, directly or through others"
+                self.problem(source, f"the merge keys of {what} nest too deeply", hint)
+            else:
+                self.spend(source, len(source.value))
+                out.extend(self.pairs(source, what, depth + 1))
+        return out
+
+    def name(self, node: Node, what: str, hint: str) -> str | None:
+        """A name: the scalar's text, whatever YAML would resolve it to (``no`` stays ``no``)."""
+        if not isinstance(node, ScalarNode) or is_null(node):
+            self.problem(node, f"{what} must be a name, not {_kind(node)}", hint)
+        elif (tag := _written_tag(node)) not in (None, _STR):
+            self.problem(
+                node, f"{what} has the tag {_tag_text(str(tag))}", "drop the tag: a name is text"
+            )
+        elif not node.value.strip():
+            self.problem(node, f"{what} is empty", hint)
         else:
-            problems.append(
-                BindingError(
-                    "'outputs' must map names to JSONPaths", location=_loc(out_node, source)
+            return str(node.value)
+        return None
+
+    def binding(self, action: str, key: ScalarNode, node: Node) -> Binding | None:
+        start = len(self.problems)
+        if not isinstance(node, MappingNode):
+            hint = "give it `server:`, `tool:` and, if the tool takes any, `arguments:`"
+            self.problem(
+                node, f"the binding of {action!r} must be a mapping, not {_kind(node)}", hint
+            )
+            return None
+        fields: dict[str, Node] = {}
+        for k, v in self.pairs(node, f"the binding of {action!r}"):
+            if k.value in _FIELDS:
+                fields[k.value] = v
+            else:
+                guess = did_you_mean(k.value, _FIELDS)
+                hint = f"{guess + ' ' if guess else ''}fields are: {', '.join(_FIELDS)}"
+                self.problem(k, f"unknown field {k.value!r} in the binding of {action!r}", hint)
+        self.locations = [(n, self.src.loc(v)) for n, v in fields.items()]
+        names: dict[str, str | None] = {}
+        for field, what in (("server", "a key of the servers file"), ("tool", "its tool")):
+            hint = f"write `{field}: NAME`, with NAME {what}"
+            if field in fields:
+                names[field] = self.name(fields[field], f"{field!r} of {action!r}", hint)
+            else:
+                self.problem(key, f"binding of {action!r} has no {field!r}", hint)
+        outputs = self.outputs(action, fields.get("outputs"))
+        policy = self.policy(action, fields)
+        arguments = fields.get("arguments")
+        value = {} if arguments is None or is_null(arguments) else self.value(arguments, "", False)
+        server, tool = names.get("server"), names.get("tool")
+        if server is None or tool is None or len(self.problems) > start:
+            return None
+        return Binding(
+            action=action,
+            server=server,
+            tool=tool,
+            arguments=value,
+            outputs=outputs,
+            policy=policy,
+            loc=self.src.loc(key),
+            locations=tuple(self.locations),
+        )
+
+    def outputs(self, action: str, node: Node | None) -> tuple[tuple[str, str], ...]:
+        example = 'write `outputs: {NAME: "$.json.field"}`'
+        if node is not None and not isinstance(node, MappingNode):
+            self.problem(node, f"'outputs' must map names to JSONPaths, not {_kind(node)}", example)
+            return ()
+        out: list[tuple[str, str]] = []
+        for key, value in (
+            self.pairs(node, f"the outputs of {action!r}") if node is not None else ()
+        ):
+            output = self.name(key, "an output name", example)
+            if output is not None and (not isinstance(value, ScalarNode) or value.tag != _STR):
+                message = f"output {output!r} must be a JSONPath string, not {_kind(value)}"
+                self.problem(value, message, 'a JSONPath starts with $, e.g. "$.json.name"')
+            elif output is not None:
+                out.append((output, str(value.value)))
+                self.locations.append((f"outputs.{output}", self.src.loc(value)))
+        return tuple(out)
+
+    def policy(self, action: str, fields: dict[str, Node]) -> StepPolicy:
+        def given(field: str, read: Callable[[Node], _T | None], what: str, hint: str) -> _T | None:
+            node = fields.get(field)
+            value = None if node is None or is_null(node) else read(node)
+            if node is not None and not is_null(node) and value is None:
+                self.problem(
+                    node, f"{field!r} of {action!r} must be {what}, not {_kind(node)}", hint
                 )
-            )
-    policy = _policy(action, fields, get, source, problems)
-    if problems:
-        raise BindingError(
-            f"binding of {action!r} is malformed", location=loc, problems=tuple(problems)
-        )
-    arguments = get("arguments")
-    return Binding(
-        action=action,
-        server=str(get("server")),
-        tool=str(get("tool")),
-        arguments=arguments if arguments is not None else {},
-        outputs=tuple(outputs),
-        policy=policy,
-        loc=loc,
-        locations=tuple(locations),
-    )
+            return value
 
-
-def _policy(
-    action: str,
-    fields: dict[str, tuple[yaml.Node, yaml.Node]],
-    get: Any,
-    source: str | None,
-    problems: list[PlansmithError],
-) -> StepPolicy:
-    def bad(name: str, what: str) -> None:
-        problems.append(
-            BindingError(
-                f"{name!r} of {action!r} must be {what}", location=_loc(fields[name][1], source)
-            )
+        seconds = f"a number of seconds, more than 0 and at most {_MAX_TIMEOUT} (a week)"
+        timeout = given("timeout", _seconds, seconds, "write e.g. `timeout: 30`")
+        whole = f"a whole number from 0 to {_MAX_RETRIES}"
+        retries = given("retries", _attempts, whole, "write the extra attempts, e.g. `retries: 2`")
+        idempotent = given("idempotent", _truth, "true or false", "write `true` or `false`")
+        tier = given("tier", _tier, "read, write or execute", "write e.g. `tier: read`")
+        return StepPolicy(
+            timeout=timeout, retries=retries or 0, idempotent=bool(idempotent), tier=tier
         )
 
-    timeout, retries, idempotent, tier = (
-        get("timeout"),
-        get("retries"),
-        get("idempotent"),
-        get("tier"),
-    )
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
-    ):
-        bad("timeout", "a positive number of seconds")
-        timeout = None
-    if retries is not None and (
-        isinstance(retries, bool) or not isinstance(retries, int) or retries < 0
-    ):
-        bad("retries", "a whole number >= 0")
-        retries = None
-    if idempotent is not None and not isinstance(idempotent, bool):
-        bad("idempotent", "true or false")
-        idempotent = None
-    tier_value: Tier | None = None
-    if tier is not None:
+    def value(self, node: Node, pointer: str, expanding: bool, depth: int = 0) -> JSONValue:
+        """``node`` as JSON; each value inside is located under ``"arguments" + pointer``."""
+        if isinstance(node, ScalarNode):
+            if expanding:
+                self.spend(node)
+            if depth:
+                self.locations.append(("arguments" + pointer, self.src.loc(node)))
+            return self.scalar(node)
+        ident = id(node)
+        if ident in self.open:
+            hint = "an alias (*name) cannot stand inside the value its anchor (&name) marks"
+            self.problem(node, "this value contains itself through an alias", hint)
+            return None
+        expanding = expanding or ident in self.seen
+        self.seen.add(ident)
+        if expanding:
+            self.spend(node)
+        if depth:
+            self.locations.append(("arguments" + pointer, self.src.loc(node)))
+        if depth >= _MAX_DEPTH or node.tag != (_SEQ if isinstance(node, SequenceNode) else _MAP):
+            if depth >= _MAX_DEPTH:
+                message = f"the arguments nest more than {_MAX_DEPTH} levels deep"
+                self.problem(node, message, "flatten the arguments")
+            else:
+                self.unsupported(node)
+            return None
+        self.open.add(ident)
         try:
-            tier_value = Tier(str(tier))
-        except ValueError:
-            bad("tier", "read, write or execute")
-    return StepPolicy(
-        timeout=float(timeout) if isinstance(timeout, int | float) else None,
-        retries=retries if isinstance(retries, int) else 0,
-        idempotent=bool(idempotent),
-        tier=tier_value,
-    )
+            if isinstance(node, SequenceNode):
+                return [
+                    self.value(item, f"{pointer}/{i}", expanding, depth + 1)
+                    for i, item in enumerate(node.value)
+                ]
+            return {
+                k.value: self.value(v, f"{pointer}/{_escape(k.value)}", expanding, depth + 1)
+                for k, v in self.pairs(node, "the arguments")
+            }
+        finally:
+            self.open.discard(ident)
+
+    def scalar(self, node: ScalarNode) -> JSONValue:
+        tag, text = node.tag, str(node.value)
+        if node.style:  # quoted, or a block: text, unless tagged (!!int "3")
+            return text if tag == _STR else self.tagged(node)
+        if tag == _NULL:
+            return None
+        if tag == _BOOL and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        if _JSON_NUMBER.fullmatch(text) and (
+            tag == _FLOAT or (tag == _INT and _is_int(text)) or _written_tag(node) is None
+        ):
+            value = _json_number(text, tag)
+            if value is None:
+                hint = "write a smaller number, or quote it to pass it as text"
+                self.problem(node, f"the number {_shown(text)} is out of range", hint)
+            return value
+        if tag == _STR or _written_tag(node) is None:
+            return text  # what YAML 1.1 reads and JSON does not: yes, 0x1F, 2024-01-01, .inf
+        return self.tagged(node)
+
+    def tagged(self, node: ScalarNode) -> JSONValue:
+        """A scalar with a written tag: JSON's types only."""
+        if node.tag not in (_INT, _FLOAT, _BOOL):
+            self.unsupported(node)
+            return None
+        try:
+            value: object = yaml.SafeLoader("").construct_object(node)
+        except (yaml.YAMLError, ValueError, KeyError, OverflowError):
+            value = None
+        if (
+            (node.tag == _BOOL and isinstance(value, bool))
+            or (node.tag == _INT and type(value) is int)
+            or (node.tag == _FLOAT and isinstance(value, float) and math.isfinite(value))
+        ):
+            return cast(JSONValue, value)
+        hint = "write it as JSON (1, 2.5, true), or quote it without the tag for text"
+        self.problem(node, f"{_kind(node)} is not a valid {_tag_text(node.tag)}", hint)
+        return None
+
+    def unsupported(self, node: Node) -> None:
+        hint = "arguments are JSON: drop the tag, or quote the value to pass it as text"
+        self.problem(node, f"the tag {_tag_text(node.tag)} is not supported in arguments", hint)
+
+
+def _number(node: Node) -> int | float | None:
+    """A finite number (YAML's and JSON's forms), or None."""
+    if (  # the common case, without a constructor
+        isinstance(node, ScalarNode)
+        and not node.style
+        and node.tag in (_INT, _FLOAT, _STR)
+        and _JSON_NUMBER.fullmatch(node.value)
+    ):
+        return _json_number(node.value, node.tag)
+    try:
+        return number(Source(None, InputError), node, "")
+    except InputError:
+        return None
+
+
+def _seconds(node: Node) -> float | None:
+    value = _number(node)
+    return float(value) if value is not None and 0 < value <= _MAX_TIMEOUT else None
+
+
+def _attempts(node: Node) -> int | None:
+    value = _number(node)
+    if value is None or value != int(value) or not 0 <= value <= _MAX_RETRIES:
+        return None
+    return int(value)
+
+
+def _truth(node: Node) -> bool | None:
+    if not isinstance(node, ScalarNode) or node.tag != _BOOL:
+        return None
+    return _BOOLS.get(node.value.lower())
+
+
+def _tier(node: Node) -> Tier | None:
+    return Tier(node.value) if isinstance(node, ScalarNode) and node.value in _TIERS else None
+
+
+def _is_int(text: str) -> bool:
+    return "." not in text and "e" not in text and "E" not in text
+
+
+def _json_number(text: str, tag: str) -> int | float | None:
+    """A JSON number's value (a float for a ``!!float``), or None if out of range."""
+    try:
+        value = float(text) if tag == _FLOAT or not _is_int(text) else int(text)
+    except ValueError:  # more digits than Python converts
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")

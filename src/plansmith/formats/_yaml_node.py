@@ -150,10 +150,21 @@ def mapping(src: Source, node: Node | None, what: str) -> list[tuple[ScalarNode,
     """
     if node is None or is_null(node):
         return []
-    return _pairs(src, node, what, 0)
+    return _pairs(src, node, what, 0, {})
 
 
-def _pairs(src: Source, node: Node, what: str, depth: int) -> list[tuple[ScalarNode, Node]]:
+def _pairs(
+    src: Source,
+    node: Node,
+    what: str,
+    depth: int,
+    seen: dict[int, list[tuple[ScalarNode, Node]]],
+) -> list[tuple[ScalarNode, Node]]:
+    """The pairs of ``node`` with its merges; ``seen`` holds those of the mappings merged
+    so far (an alias merged many times is read once: nested merge lists of aliases
+    would otherwise take exponential time)."""
+    if id(node) in seen:
+        return seen[id(node)]
     if not isinstance(node, MappingNode):
         raise src.fail(
             node,
@@ -168,7 +179,7 @@ def _pairs(src: Source, node: Node, what: str, depth: int) -> list[tuple[ScalarN
         if isinstance(key, ScalarNode) and key.tag == _MERGE:
             sources = value.value if isinstance(value, SequenceNode) else [value]
             for source in sources:
-                for k, v in _pairs(src, source, what, depth + 1):
+                for k, v in _pairs(src, source, what, depth + 1, seen):
                     merged.setdefault(k.value, (k, v))
             continue
         if not isinstance(key, ScalarNode) or is_null(key):
@@ -181,7 +192,8 @@ def _pairs(src: Source, node: Node, what: str, depth: int) -> list[tuple[ScalarN
                 hint=f"it was first given at line {first}; keep one",
             )
         explicit[key.value] = (key, value)
-    return list({**merged, **explicit}.values())
+    pairs = seen[id(node)] = list({**merged, **explicit}.values())
+    return pairs
 
 
 def fields(
