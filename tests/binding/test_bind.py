@@ -109,7 +109,7 @@ def test_runtime_values_are_not_checked_against_the_schema() -> None:
     text = h.BINDINGS.replace(
         'arguments: {name: "${x}"}', 'arguments: {name: "${x}", cost: "${env.C}"}'
     )
-    with pytest.raises(BindingError, match="environment variable not set"):
+    with pytest.raises(BindingError, match="environment variable C is not set"):
         h.bound(h.chain(1), text)
     assert PLACEHOLDER not in str(h.bound(h.chain(1)))
 

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 import jsonschema
 
 from plansmith.binding._extract import check_jsonpath
 from plansmith.binding._model import Binding, Bindings, BoundPlan, BoundStep, ToolCatalog
-from plansmith.binding._refs import EnvRef, OutputRef, ParamRef, Ref, RunRef, find_refs
+from plansmith.binding._refs import (
+    EnvRef,
+    OutputRef,
+    ParamRef,
+    Ref,
+    RunRef,
+    find_refs_at,
+    pointer_part,
+)
 from plansmith.binding._render import as_text, render
 from plansmith.errors import BindingError, Location, PlansmithError
+from plansmith.formats._yaml_node import did_you_mean
 from plansmith.model import Domain, JSONValue, Plan, Step, StepArg
 
 __all__ = ["bind", "step_key", "StepKey", "PLACEHOLDER"]
@@ -36,33 +46,38 @@ def bind(
     *,
     env: Mapping[str, str] | None = None,
     available: Mapping[StepKey, str] | None = None,
+    configured: Sequence[str] | None = None,
+    unavailable: Collection[str] = (),
 ) -> BoundPlan:
     """Bind every step of ``plan`` to its tool; raise one ``BindingError`` with every problem.
 
     ``available`` names steps outside ``plan`` (from earlier in the run) whose
     outputs references may use: ``step_key(step) -> step id``. A parameter
     referenced as the whole argument string keeps its JSON type (a number stays a
-    number); inside a longer string it is rendered as text.
+    number); inside a longer string it is rendered as text. ``configured`` names every
+    server of the servers file (the catalog holds those started), for the hint of an
+    unknown server. A binding of an action the domain does not have is a problem too
+    (a misspelt action name would otherwise go unnoticed). The tools of the servers in
+    ``unavailable`` (configured, but they did not start) are not checked; everything
+    else about their steps is, so that ``plansmith check`` lists it all at once.
     """
     env = env or {}
     producers_by_key: dict[StepKey, str] = dict(available or {})
     for s in plan.steps:
         producers_by_key.setdefault(step_key(s), s.id)
     problems: list[PlansmithError] = []
-    reported_actions: set[str] = set()
     bound: list[BoundStep] = []
+    references: dict[tuple[str, str], Location] = {}  # (step, producer) -> where named
     for step in plan.steps:
         binding = bindings.get(step.action)
-        if binding is None:
-            if step.action not in reported_actions:
-                reported_actions.add(step.action)
-                problems.append(
-                    BindingError(
-                        f"action {step.action!r} has no binding",
-                        location=Location(bindings.source, step=step.id),
-                        hint=f"add `{step.action}:` with a server and a tool under `bindings:`",
-                    )
+        if binding is None:  # one problem a step: listed once, with its steps (below)
+            problems.append(
+                BindingError(
+                    f"action {step.action!r} has no binding",
+                    location=Location(bindings.source, step=step.id),
+                    hint=f"add `{step.action}:` with a server and a tool under `bindings:`",
                 )
+            )
             continue
         result = _bind_step(
             step,
@@ -74,10 +89,15 @@ def bind(
             producers_by_key=producers_by_key,
             plan=plan,
             problems=problems,
+            references=references,
+            configured=configured,
+            unavailable=unavailable,
         )
         if result is not None:
             bound.append(result)
+    _check_actions(bindings, domain, problems)
     _check_output_paths(plan, bindings, problems)
+    _check_cycles(bound, references, problems)
     if problems:
         merged = _merge_across_steps(problems)
         raise BindingError(
@@ -122,9 +142,55 @@ def _merge_across_steps(problems: list[PlansmithError]) -> tuple[PlansmithError,
     return tuple(merged)
 
 
+def _unknown_server_hint(
+    server: str, catalog: ToolCatalog, configured: Sequence[str] | None
+) -> str:
+    names = list(configured) if configured is not None else [n for n, _ in catalog.servers]
+    guess = did_you_mean(server, names)
+    listed = f"the servers file names: {', '.join(names) or 'none'}"
+    return f"{guess} {listed}" if guess else listed
+
+
+def _check_actions(bindings: Bindings, domain: Domain, problems: list[PlansmithError]) -> None:
+    """A binding of an action the domain does not have (a misspelt name, most often)."""
+    actions = [a.name for a in domain.actions]
+    for binding in bindings.bindings:
+        if domain.action(binding.action) is None:
+            guess = did_you_mean(binding.action, actions)
+            problems.append(
+                BindingError(
+                    f"binding {binding.action!r}: the domain {domain.name!r} has no such action",
+                    location=binding.loc,
+                    hint=f"{guess + ' ' if guess else ''}its actions are: "
+                    + (", ".join(actions) or "none"),
+                )
+            )
+
+
 def _here(binding: Binding, key: str, step: Step) -> Location:
     loc = binding.where(key) or Location()
     return replace(loc, step=step.id)
+
+
+def _here_argument(binding: Binding, pointer: str, step: Step) -> Location:
+    """Where the argument value at ``pointer`` was written, for ``step``."""
+    loc = binding.where_argument(pointer) or binding.where("arguments") or Location()
+    return replace(loc, step=step.id)
+
+
+_REF_FORMS = "${param}, ${action(args).output}, ${env.NAME}, ${run.id} or ${run.dir}"
+
+
+def _not_a_ref_hint(inner: str) -> str:
+    """What the text of a ``${...}`` that is not a reference was likely meant to be."""
+    text = inner.strip()
+    if "${" in text:
+        return f"references do not nest; a reference is one of {_REF_FORMS}"
+    if text.startswith("env:") or text.lower().startswith("env."):
+        return f"an environment variable is written ${{env.{text[4:].strip()}}} in bindings"
+    if text.startswith("run."):
+        return "the run's fields are ${run.id} and ${run.dir}"
+    return f"a reference is one of {_REF_FORMS}"
 
 
 def _bind_step(
@@ -138,17 +204,22 @@ def _bind_step(
     producers_by_key: Mapping[StepKey, str],
     plan: Plan,
     problems: list[PlansmithError],
+    references: dict[tuple[str, str], Location],
+    configured: Sequence[str] | None,
+    unavailable: Collection[str],
 ) -> BoundStep | None:
     schema = domain.action(step.action)
     names = tuple(p.name for p in schema.parameters) if schema else ()
     params: dict[str, StepArg] = dict(zip(names, step.args, strict=False))
     start = len(problems)
-    if not catalog.has_server(binding.server):
+    if binding.server in unavailable:
+        pass  # it did not start: said once, by whoever started the servers
+    elif not catalog.has_server(binding.server):
         problems.append(
             BindingError(
                 f"unknown server {binding.server!r} for action {step.action!r}",
                 location=_here(binding, "server", step),
-                hint=f"servers are: {', '.join(n for n, _ in catalog.servers) or 'none'}",
+                hint=_unknown_server_hint(binding.server, catalog, configured),
             )
         )
     elif catalog.tool(binding.server, binding.tool) is None:
@@ -160,10 +231,14 @@ def _bind_step(
             )
         )
     producers: dict[str, str] = {}
-    for inner, ref in find_refs(binding.arguments):
-        where = _here(binding, "arguments", step)
+    for pointer, inner, ref in find_refs_at(binding.arguments):
+        where = _here_argument(binding, pointer, step)
         if ref is None:
-            problems.append(BindingError(f"not a reference: ${{{inner}}}", location=where))
+            problems.append(
+                BindingError(
+                    f"not a reference: ${{{inner}}}", location=where, hint=_not_a_ref_hint(inner)
+                )
+            )
         elif isinstance(ref, ParamRef) and ref.name not in params:
             problems.append(
                 BindingError(
@@ -174,21 +249,35 @@ def _bind_step(
             )
         elif isinstance(ref, EnvRef) and ref.name not in env:
             problems.append(
-                BindingError(f"${{{inner}}}: environment variable not set", location=where)
+                BindingError(
+                    f"${{{inner}}}: environment variable {ref.name} is not set",
+                    location=where,
+                    hint=f"export {ref.name}=... before running plansmith",
+                )
             )
         elif isinstance(ref, OutputRef):
             args = tuple(as_text(params[a]) if a in params else a for a in ref.args)
             producer = producers_by_key.get((ref.action, args))
-            if producer is None or producer == step.id:
+            if producer == step.id:
+                problems.append(
+                    BindingError(
+                        f"${{{inner}}}: step {step.id} cannot use its own output",
+                        location=where,
+                        hint="a reference names another step of the plan, whose output"
+                        " this step then waits for",
+                    )
+                )
+            elif producer is None:
                 problems.append(
                     BindingError(
                         f"${{{inner}}}: no step {ref.action}({', '.join(args)}) in the plan",
                         location=where,
-                        hint="a reference must name an earlier step of the same plan",
+                        hint="a reference must name another step of the same plan",
                     )
                 )
             else:
                 producers[inner] = producer
+                references.setdefault((step.id, producer), where)
                 _check_output_name(inner, ref, bindings, where, problems)
     if len(problems) > start:
         return None
@@ -231,24 +320,38 @@ def _check_schema(
 ) -> None:
     try:
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        validator = cls(schema)
-        errors = list(validator.iter_errors(value))
+        cls.check_schema(schema)
+        errors = list(cls(schema).iter_errors(value))
     except jsonschema.SchemaError as error:
-        problems.append(
-            BindingError(f"tool {binding.tool!r} has an invalid inputSchema: {error.message}")
-        )
+        problems.append(_bad_schema(binding, step, error.message))
+        return
+    except Exception as error:  # the schema breaks the validator: a bad $ref, pattern, ...
+        problems.append(_bad_schema(binding, step, f"{type(error).__name__}: {error}"))
         return
     for err in errors:
         if err.instance == PLACEHOLDER or PLACEHOLDER in str(err.instance):
             continue  # filled at run time by another step's output
         path = "/".join(str(p) for p in err.absolute_path) or "(arguments)"
+        pointer = "".join("/" + pointer_part(p) for p in err.absolute_path)
         problems.append(
             BindingError(
                 f"argument {path} of {binding.tool!r} fails its inputSchema: {err.message}",
-                location=_here(binding, "arguments", step),
+                location=_here_argument(binding, pointer, step),
                 hint=_schema_hint(binding.tool, path, err.schema),
             )
         )
+
+
+def _bad_schema(binding: Binding, step: Step, message: str) -> BindingError:
+    first = message.splitlines()[0] if message else "invalid"
+    if len(first) > 200:
+        first = first[:199] + "…"
+    return BindingError(
+        f"tool {binding.tool!r} of server {binding.server!r} lists an invalid inputSchema: {first}",
+        location=_here(binding, "tool", step),
+        hint="the server's tool description is at fault, not the binding: its arguments"
+        " cannot be checked until the server lists a valid JSON Schema",
+    )
 
 
 def _schema_hint(tool: str, path: str, schema: object) -> str:
@@ -295,5 +398,98 @@ def _check_output_paths(plan: Plan, bindings: Bindings, problems: list[Plansmith
                     BindingError(
                         f"output {name!r} of {action!r}: bad JSONPath: {message.splitlines()[0]}",
                         location=binding.where(f"outputs.{name}"),
+                        hint="a JSONPath starts at $, the result document:"
+                        " $.structuredContent.NAME, $.content[0].text, $.json.NAME",
                     )
                 )
+
+
+def _check_cycles(
+    bound: list[BoundStep],
+    references: Mapping[tuple[str, str], Location],
+    problems: list[PlansmithError],
+) -> None:
+    """A step that waits, through references and the plan's order, for itself could
+    never start: one problem for each such group of steps, at a reference among them."""
+    waits = {s.id: list(s.after) for s in bound}
+    for group in _cycles(waits):
+        path = _cycle_path(group, waits)
+        edges = list(itertools.pairwise(path))
+        where = next((references[e] for e in edges if e in references), Location())
+        problems.append(
+            BindingError(
+                f"steps {', '.join(sorted(group))} wait on each other, so none can start:"
+                f" {' waits for '.join(path)}",
+                location=where,
+                hint="a reference makes its step wait for the step it names; name a step"
+                " that does not itself wait (by a reference or the plan's order) for this one",
+            )
+        )
+
+
+def _cycles(waits: Mapping[str, list[str]]) -> list[set[str]]:
+    """The strongly connected groups of more than one step (Tarjan, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+    for root in waits:
+        if root in index:
+            continue
+        work = [(root, iter(waits[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in waits:
+                    continue  # a step outside this plan (earlier in the run)
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(waits[nxt])))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    group: set[str] = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.add(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        groups.append(group)
+    return groups
+
+
+def _cycle_path(group: set[str], waits: Mapping[str, list[str]]) -> list[str]:
+    """One way round ``group``: from its first step (in plan order) back to it."""
+    start = next(s for s in waits if s in group)
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following: list[str] = []
+        for node in frontier:
+            for nxt in waits[node]:
+                if nxt == start:
+                    path = [start]
+                    back = node
+                    while back != start:
+                        path.append(back)
+                        back = came_from[back]
+                    return [start, *reversed(path[1:]), start]
+                if nxt in group and nxt not in came_from:
+                    came_from[nxt] = node
+                    following.append(nxt)
+        frontier = following
+    raise AssertionError("a strongly connected group has a way round")  # pragma: no cover

@@ -28,7 +28,8 @@ class Binding:
     """One action's binding: server, tool, argument template, output extractors, policy.
 
     ``locations`` maps a field path (``"server"``, ``"tool"``, ``"arguments"``,
-    ``"outputs.NAME"``, ...) to where it was written, for error messages.
+    ``"outputs.NAME"``, ...) to where it was written, for error messages; a value inside
+    the arguments has ``"arguments"`` and its JSON Pointer (``"arguments/x/0"``).
     """
 
     action: str
@@ -46,6 +47,17 @@ class Binding:
             if k == key:
                 return loc
         return self.loc
+
+    def where_argument(self, pointer: str) -> Location | None:
+        """Where the argument value at JSON Pointer ``pointer`` (``"/x/0"``; ``""`` for
+        the whole) was written: its own place if the reader kept it (``locations`` key
+        ``"arguments" + pointer``), else its nearest enclosing value's, else the binding's."""
+        places = dict(self.locations)
+        while True:
+            loc = places.get("arguments" + pointer)
+            if loc is not None or not pointer:
+                return loc or self.loc
+            pointer = pointer.rpartition("/")[0]
 
     def output_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.outputs)

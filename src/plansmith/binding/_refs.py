@@ -77,3 +77,25 @@ def find_refs(template: JSONValue) -> Iterator[tuple[str, Ref | None]]:
         for key, item in template.items():
             yield from find_refs(key)
             yield from find_refs(item)
+
+
+def pointer_part(key: str | int) -> str:
+    """One segment of a JSON Pointer (RFC 6901): ``~`` as ``~0``, ``/`` as ``~1``."""
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def find_refs_at(template: JSONValue, at: str = "") -> Iterator[tuple[str, str, Ref | None]]:
+    """``find_refs`` with where each reference is: the JSON Pointer of the value that
+    holds it (a reference in a key counts as in its value), ``""`` for the whole."""
+    if isinstance(template, str):
+        for m in REF_RE.finditer(template):
+            yield at, m.group(1), parse_ref(m.group(1))
+    elif isinstance(template, list):
+        for i, item in enumerate(template):
+            yield from find_refs_at(item, f"{at}/{i}")
+    elif isinstance(template, dict):
+        for key, item in template.items():
+            here = f"{at}/{pointer_part(key)}"
+            for _, inner, ref in find_refs_at(key):
+                yield here, inner, ref
+            yield from find_refs_at(item, here)

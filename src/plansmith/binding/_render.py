@@ -15,8 +15,11 @@ Resolver = Callable[[Ref], JSONValue]
 
 
 def as_text(value: JSONValue) -> str:
-    """A value as it appears inside a longer string: strings as-is, the rest as JSON."""
-    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    """A value as it appears inside a longer string: strings as-is, the rest as compact
+    JSON with its characters as they are (no ASCII escapes)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def render(template: JSONValue, resolve: Resolver) -> JSONValue:
