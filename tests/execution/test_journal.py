@@ -197,7 +197,7 @@ async def test_engine_resume_imports_the_journal_of_a_killed_engine_first(
     reader.close()
 
 
-def test_a_torn_last_line_is_ignored_and_a_bad_line_ends_what_is_read(
+def test_a_torn_last_line_is_ignored_and_a_complete_bad_line_is_an_error(
     tmp_path: Path, never_caught_up: None
 ) -> None:
     db = tmp_path / "runs.db"
@@ -216,7 +216,8 @@ def test_a_torn_last_line_is_ignored_and_a_bad_line_ends_what_is_read(
     assert _seqs(db, "r") == [1, 2]
     lines = whole.split(b"\n")
     path.write_bytes(lines[0] + b"\n\x00\x00\x00\n" + lines[2] + b"\n")  # garbage between
-    assert _seqs(db, "r") == [1]
+    with pytest.raises(ExecutionError, match="line 2 of the run journal cannot be read"):
+        _seqs(db, "r")  # damage, not a crash: no event after it is silently dropped
     path.write_bytes(whole)
     assert _seqs(db, "r") == [1, 2, 3]
     log.close()  # all rows into SQLite, journal removed
@@ -369,7 +370,9 @@ def test_a_journal_that_cannot_be_written_raises_an_execution_error_with_its_pat
     with pytest.raises(ExecutionError) as caught:
         log.flush()
     assert str(tmp_path / "journal" / "r.jsonl") in str(caught.value)
+    (tmp_path / "journal").unlink()  # the obstacle gone, the kept rows are written
     log.close()
+    assert _sqlite_seqs(db, "r") == [1]
 
 
 @given(st.text(min_size=1, max_size=300))

@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeGuard, TypeVar, cast
 
-from plansmith.errors import PlansmithError
+from plansmith.errors import ExecutionError, PlansmithError
 from plansmith.execution._events import Event
 from plansmith.execution._invoker import ToolResult
 from plansmith.execution._log import DEFAULT_INLINE_LIMIT, RunLog
@@ -109,7 +109,12 @@ class Emitter:
             stamped = replace(event, run_id=self.run_id, seq=self.seq, time=self.stamp())
         else:
             stamped = event
-        self.log.append(stamped)
+        try:
+            self.log.append(stamped)
+        except BaseException:
+            if stamped.seq == self.seq:  # not written: the next event takes its seq
+                self.seq -= 1
+            raise
         self.pending.append(stamped)
         if not defer:
             self.flush()
@@ -250,7 +255,16 @@ def is_blob_ref(value: object) -> TypeGuard[dict[str, Any]]:
 
 
 def unpack(log: RunLog, value: JSONish) -> JSONish:
-    """The value a blob reference stands for (other values unchanged)."""
+    """The value a blob reference stands for (other values unchanged). A blob that
+    cannot be read, or is not JSON, is an ``ExecutionError``."""
     if is_blob_ref(value):
-        return cast(JSONValue, json.loads(log.get_blob(str(value["$blob"])).decode("utf-8")))
+        ref = str(value["$blob"])
+        data = log.get_blob(ref)
+        try:
+            return cast(JSONValue, json.loads(data.decode("utf-8")))
+        except ValueError as error:  # UnicodeDecodeError and JSONDecodeError both
+            raise ExecutionError(
+                f"blob {ref} does not hold a JSON value: {error}",
+                hint="the run log's blob store is damaged: restore it from a backup",
+            ) from None
     return value

@@ -7,9 +7,10 @@ same objects. ``to_dict`` gives the ``--json`` line (formats.md, Events).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar
 
+from plansmith.errors import ExecutionError
 from plansmith.model import JSONValue, Step, StepArg
 
 __all__ = [
@@ -209,16 +210,90 @@ EVENT_TYPES: dict[str, type[Event]] = {
 
 _TUPLE_FIELDS = {"args", "tiers", "failed"}
 _FIELD_SETS: dict[type[Event], frozenset[str]] = {}
+#: what a field's JSON may be, by the field's annotation (``_checks``)
+_ANY: tuple[type, ...] = ()
+_NONE = type(None)
+_KINDS: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "str | None": (str, _NONE),
+    "int": (int,),
+    "float": (int, float),
+    "float | None": (int, float, _NONE),
+    "bool": (bool,),
+    "tuple[str, ...]": (list, tuple),
+    "tuple[StepArg, ...]": (list, tuple),
+    "dict[str, JSONValue]": (dict,),
+    "JSONValue": _ANY,
+}
+_SCALARS = (str, int, float, bool, _NONE)
+_CHECKS: dict[type[Event], dict[str, tuple[type, ...]]] = {}
+
+
+def _checks(cls: type[Event]) -> dict[str, tuple[type, ...]]:
+    """The JSON types each field of ``cls`` may hold, read from its annotations once."""
+    checks = _CHECKS.get(cls)
+    if checks is None:
+        checks = _CHECKS[cls] = {f.name: _KINDS[str(f.type)] for f in fields(cls)}
+    return checks
+
+
+def _bad(data: dict[str, JSONValue], why: str) -> ExecutionError:
+    kind = data.get("type")
+    return ExecutionError(
+        f"not a plansmith event ({kind!r}): {why}" if isinstance(kind, str) else why,
+        hint="the event was not written by plansmith as it is now, or was damaged since",
+    )
+
+
+def _wrong(value: object, allowed: tuple[type, ...]) -> bool:
+    """Whether ``value`` is not one of ``allowed`` (a bool is no number here)."""
+    if type(value) is bool:
+        return bool not in allowed
+    return not isinstance(value, allowed)
 
 
 def event_from_dict(data: dict[str, JSONValue]) -> Event:
-    """The event a ``to_dict`` object stands for (unknown keys are ignored)."""
-    cls = EVENT_TYPES[str(data["type"])]
+    """The event a ``to_dict`` object stands for (unknown keys are ignored).
+
+    Raises ``ExecutionError`` when ``data`` is not such an object: no known ``type``, a
+    field missing, or a field's value of the wrong JSON type.
+    """
+    if not isinstance(data, dict):
+        raise _bad({}, f"an event is a JSON object, not {type(data).__name__}")
+    cls = EVENT_TYPES.get(data.get("type"))  # type: ignore[arg-type]
+    if cls is None:
+        raise _bad({}, f"unknown event type {data.get('type')!r}")
     names = _FIELD_SETS.get(cls)
     if names is None:
         names = _FIELD_SETS[cls] = frozenset(_field_names(cls))
+    checks = _checks(cls)
     kwargs: dict[str, Any] = {}
     for k, v in data.items():
         if k in names:
-            kwargs[k] = tuple(v) if k in _TUPLE_FIELDS and isinstance(v, list) else v
-    return cls(**kwargs)
+            allowed = checks[k]
+            if allowed and _wrong(v, allowed):
+                raise _bad(data, f"{k} is {_what(v)}")
+            kwargs[k] = _items(data, k, v) if k in _TUPLE_FIELDS else v
+    try:
+        return cls(**kwargs)
+    except TypeError as error:  # a required field missing
+        missing = sorted(
+            f.name
+            for f in fields(cls)
+            if f.name not in kwargs and f.default is MISSING and f.default_factory is MISSING
+        )
+        raise _bad(data, f"no {', '.join(missing)}" if missing else str(error)) from None
+
+
+def _items(data: dict[str, JSONValue], name: str, value: Any) -> tuple[Any, ...]:
+    """The array field ``name`` as a tuple: scalars for ``args``, strings otherwise."""
+    items = tuple(value)
+    allowed, what = (_SCALARS, "a scalar") if name == "args" else ((str,), "a string")
+    for item in items:
+        if _wrong(item, allowed):
+            raise _bad(data, f"{name} holds {_what(item)}, not {what}")
+    return items
+
+
+def _what(value: object) -> str:
+    return "null" if value is None else f"a {type(value).__name__} ({str(value)[:40]})"

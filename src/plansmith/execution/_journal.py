@@ -13,8 +13,11 @@ One line per event, a JSON object whose ``body`` is the event's JSON exactly as 
     {"run_id":"r-1","seq":7,"type":"StepSucceeded","body":{"type":"StepSucceeded",...}}
 
 A line is complete only with its newline: a reader ignores a last line without one (a
-write torn by a crash) and stops at the first line it cannot parse, so what it returns
-is always a run of whole lines from the start of the file. ``NAME`` is the run id when
+write torn by a crash), so what it returns is always a run of whole lines from the
+start of the file. A complete line it cannot parse is damage, not a crash's leftover
+(each flush is one ``os.write`` of whole lines, and a short write is cut off again):
+an ``ExecutionError`` at ``FILE:LINE``, rather than the silent loss of every later
+line. ``NAME`` is the run id when
 it is made of ``[A-Za-z0-9_-]``, else the run id with every other byte written as
 ``%XX``, or (when that is longer than 200 bytes) its sha256 and ``.sha256``: one name
 per run id, and no two run ids share one.
@@ -98,8 +101,9 @@ def _row(line: bytes) -> JournalRow | None:
 
 
 def read_journal(path: Path) -> list[JournalRow]:
-    """The whole lines of the journal at ``path`` up to the first torn or unreadable one
-    ([] when there is no such file). Raises ``ExecutionError`` if it cannot be read."""
+    """The rows of the whole lines of the journal at ``path``, a torn last line left out
+    ([] when there is no such file). Raises ``ExecutionError`` if it cannot be read, or
+    at the first complete line that is not a row (see the module docstring)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -110,10 +114,17 @@ def read_journal(path: Path) -> list[JournalRow]:
             f"cannot read the run journal: {error.strerror or error}", location=Location(str(path))
         ) from None
     rows: list[JournalRow] = []
-    for line in data.split(b"\n")[:-1]:  # the last piece has no newline: torn or empty
+    for number, line in enumerate(data.split(b"\n")[:-1], 1):  # the last: torn or empty
         row = _row(line)
         if row is None:
-            break
+            raise ExecutionError(
+                f"line {number} of the run journal cannot be read: it is not an event"
+                f" row ({len(line)} bytes: {line[:40]!r})",
+                location=Location(str(path), number),
+                hint="the journal is damaged (a complete line, so no crash left it): restore"
+                " it from a backup, or move it aside to use the run log without the events"
+                " it holds; until then its run cannot be shown, replayed or resumed",
+            )
         rows.append(row)
     return rows
 

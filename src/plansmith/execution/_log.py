@@ -12,15 +12,14 @@ reach SQLite behind it, in batches (see ``SqliteRunLog``). Values over
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any
 
-from plansmith.errors import ExecutionError, Location, RunNotFoundError
+from plansmith.errors import ExecutionError, Location
+from plansmith.execution._blobs import BlobStore, read_only_error
 from plansmith.execution._event_fast import event_json
 from plansmith.execution._events import Event, event_from_dict
 from plansmith.execution._journal import (
@@ -30,113 +29,15 @@ from plansmith.execution._journal import (
     journal_path,
     read_journal,
 )
-from plansmith.execution._lease import Lease, MemoryLeases, SqliteLeases
+from plansmith.execution._lease import Lease, SqliteLeases
 from plansmith.execution._migrations import migrate_sqlite
+from plansmith.execution._run_log import MemoryRunLog, RunInfo, RunLog, not_found
+from plansmith.execution._sqlite_ro import connect_read_only
 from plansmith.model import JSONValue
 
 __all__ = ["RunInfo", "RunLog", "MemoryRunLog", "SqliteRunLog", "BlobStore", "DEFAULT_INLINE_LIMIT"]
 
 DEFAULT_INLINE_LIMIT = 16 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class RunInfo:
-    run_id: str
-    created: str
-    inputs: dict[str, JSONValue]
-
-
-class RunLog(Protocol):
-    """Where events go; appended events are durable once ``flush`` returns."""
-
-    def create_run(self, run_id: str, created: str, inputs: dict[str, JSONValue]) -> None: ...
-    def append(self, event: Event) -> None: ...
-    def flush(self) -> None: ...
-    def events(self, run_id: str) -> list[Event]: ...
-    def runs(self) -> list[RunInfo]: ...
-    def run(self, run_id: str) -> RunInfo: ...
-    def put_blob(self, data: bytes) -> str: ...
-    def get_blob(self, ref: str) -> bytes: ...
-    def close(self) -> None: ...
-
-
-def _not_found(run_id: str) -> RunNotFoundError:
-    return RunNotFoundError(
-        f"no run {run_id!r} in the run log", hint="list runs with `plansmith runs`"
-    )
-
-
-class MemoryRunLog(MemoryLeases):
-    """A run log that keeps everything in memory (the durable log switched off)."""
-
-    def __init__(self) -> None:
-        self._runs: dict[str, RunInfo] = {}
-        self._events: dict[str, list[Event]] = {}
-        self._blobs: dict[str, bytes] = {}
-
-    def create_run(self, run_id: str, created: str, inputs: dict[str, JSONValue]) -> None:
-        self._runs[run_id] = RunInfo(run_id, created, inputs)
-        self._events.setdefault(run_id, [])
-
-    def append(self, event: Event) -> None:
-        self._events.setdefault(event.run_id, []).append(event)
-
-    def flush(self) -> None:
-        return None
-
-    def events(self, run_id: str) -> list[Event]:
-        if run_id not in self._events:
-            raise _not_found(run_id)
-        return list(self._events[run_id])
-
-    def runs(self) -> list[RunInfo]:
-        return list(self._runs.values())
-
-    def run(self, run_id: str) -> RunInfo:
-        if run_id not in self._runs:
-            raise _not_found(run_id)
-        return self._runs[run_id]
-
-    def put_blob(self, data: bytes) -> str:
-        ref = "sha256:" + hashlib.sha256(data).hexdigest()
-        self._blobs[ref] = data
-        return ref
-
-    def get_blob(self, ref: str) -> bytes:
-        return self._blobs[ref]
-
-    def close(self) -> None:
-        return None
-
-
-class BlobStore:
-    """Content-addressed files: ``ROOT/ab/cdef...`` named by the sha256 of their bytes."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def put(self, data: bytes) -> str:
-        digest = hashlib.sha256(data).hexdigest()
-        path = self.root / digest[:2] / digest[2:]
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_bytes(data)
-            tmp.replace(path)
-        return f"sha256:{digest}"
-
-    def get(self, ref: str) -> bytes:
-        digest = ref.removeprefix("sha256:")
-        path = self.root / digest[:2] / digest[2:]
-        try:
-            return path.read_bytes()
-        except OSError:
-            raise ExecutionError(
-                f"blob {ref} is missing from {self.root}",
-                location=Location(str(path)),
-                hint="the blob store keeps the values too large for an event; restore the"
-                " file from a backup of the run log's home",
-            ) from None
 
 
 _ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # made once, not per event
@@ -177,23 +78,36 @@ class SqliteRunLog(SqliteLeases):
     into SQLite (and removed) by whoever drives the run next: the log that acquires the
     run's lease (``Engine.resume``, take-over), or the one that writes the run's next
     events; the lease guarantees that the engine which wrote it no longer does.
+
+    With ``read_only`` the log only reads (``runs``, ``run``, ``events``, blobs, lease
+    holders), a live run's journal included: the database is opened with SQLite's
+    ``mode=ro`` (no migration, no PRAGMA that writes), and everything that would write
+    (``create_run``, ``append``, ``flush``, ``put_blob``, leases, ``import_journal``)
+    raises ``ExecutionError``. See ``connect_read_only`` (``_sqlite_ro``) for a directory
+    that may not be written.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.read_only = read_only
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            # fsync the WAL into the database every ~40 MB rather than every ~4 MB
-            self._db.execute("PRAGMA wal_autocheckpoint=10000")
-            migrate_sqlite(self._db)  # versioned: PRAGMA user_version
-        except sqlite3.Error as error:
+            if read_only:
+                self._db = connect_read_only(self.path)
+                # refused without a check on the hot path of a writing log
+                self.append = self._refuse_append  # type: ignore[method-assign]
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                # fsync the WAL into the database every ~40 MB rather than every ~4 MB
+                self._db.execute("PRAGMA wal_autocheckpoint=10000")
+                migrate_sqlite(self._db)  # versioned: PRAGMA user_version
+        except (sqlite3.Error, OSError) as error:
             raise ExecutionError(
-                f"cannot open the run log: {error}", location=Location(str(self.path))
+                f"cannot open the run log: {_why(error)}", location=Location(str(self.path))
             ) from None
-        self.blobs = BlobStore(self.path.parent / "blobs")
+        self.blobs = BlobStore(self.path.parent / "blobs", read_only=read_only)
         self._rows: Flat = []  # appended, not yet durable
         self._behind: Flat = []  # durable in a journal, not yet in SQLite
         self._ended: set[str] = set()  # runs whose RunFinished is in ``_behind``
@@ -201,6 +115,7 @@ class SqliteRunLog(SqliteLeases):
         self._catch_up_at = time.monotonic() + CATCH_UP_SECONDS
 
     def create_run(self, run_id: str, created: str, inputs: dict[str, JSONValue]) -> None:
+        self._writable()
         self._db.execute(
             "INSERT OR REPLACE INTO runs VALUES (?, ?, ?)", (run_id, created, json.dumps(inputs))
         )
@@ -208,6 +123,14 @@ class SqliteRunLog(SqliteLeases):
     def append(self, event: Event) -> None:
         # the body is the text of _ENCODE(event.to_dict()), written faster
         self._rows += (event.run_id, event.seq, event.type, event_json(event))
+
+    def _refuse_append(self, event: Event) -> None:
+        self._writable()
+
+    def _writable(self) -> None:
+        """Raise ``ExecutionError`` when this log is open read-only."""
+        if self.read_only:
+            raise read_only_error(self.path)
 
     def journal_path(self, run_id: str) -> Path:
         """Where this log keeps the journal of ``run_id``."""
@@ -218,29 +141,41 @@ class SqliteRunLog(SqliteLeases):
 
         Then insert the journaled rows into SQLite if enough of them wait, or enough
         time passed, or a run ended (checked here: nothing runs in the background).
-        An event whose seq is not after its run's last one fails the whole batch.
+        An event whose seq is not after its run's last one fails the whole batch. The
+        rows of a journal that cannot be opened or written stay appended (a later flush
+        writes them: a run's seq has no gap).
         """
         rows = self._rows
         if not rows:
+            self._writable()
             return
         self._rows = []
         run_id = rows[0]
-        journal = self._journals.get(run_id) or self._open_journal(run_id)
-        if (  # a step's end and the next one's start, which a chain flushes once a step
-            len(rows) == 8
-            and rows[4] == run_id
-            and journal.last < rows[1] < rows[5]
-            and rows[2] != _END
-            and rows[6] != _END
-        ):
-            head = journal.head  # journal_line, written out here: this is the hot path
-            journal.write(
-                f'{head}{rows[1]},"type":"{rows[2]}","body":{rows[3]}}}\n'
-                f'{head}{rows[5]},"type":"{rows[6]}","body":{rows[7]}}}\n'.encode()
-            )
-            journal.last = rows[5]
-        else:
-            self._write_runs(rows)
+        try:
+            journal = self._journals.get(run_id) or self._open_journal(run_id)
+            if (  # a step's end and the next one's start, which a chain flushes once a step
+                len(rows) == 8
+                and rows[4] == run_id
+                and journal.last < rows[1] < rows[5]
+                and rows[2] != _END
+                and rows[6] != _END
+            ):
+                head = journal.head  # journal_line, written out here: this is the hot path
+                journal.write(
+                    f'{head}{rows[1]},"type":"{rows[2]}","body":{rows[3]}}}\n'
+                    f'{head}{rows[5]},"type":"{rows[6]}","body":{rows[7]}}}\n'.encode()
+                )
+                journal.last = rows[5]
+            else:
+                self._write_runs(rows)
+        except _UnwrittenError as unwritten:
+            self._rows = unwritten.rows + self._rows
+            raise unwritten.error from None
+        except _NotAfterError as refused:
+            raise refused.error from None  # the batch is dropped
+        except BaseException:
+            self._rows = rows + self._rows
+            raise
         behind = self._behind
         behind += rows
         if len(behind) >= 4 * CATCH_UP_ROWS or self._ended or time.monotonic() >= self._catch_up_at:
@@ -248,25 +183,35 @@ class SqliteRunLog(SqliteLeases):
 
     def _write_runs(self, rows: Flat) -> None:
         """Append ``rows`` to their runs' journals, one write to each (all checked
-        before any is written)."""
+        before any is written). A failed write raises ``_UnwrittenError`` with the rows
+        of that run and of the runs after it; the runs before it are written, and their
+        rows go to ``_behind`` here."""
         lines: dict[str, list[str]] = {}
+        flats: dict[str, Flat] = {}
         lasts: dict[str, int] = {}
-        ended = []
         values = iter(rows)
         for run_id, seq, kind, body in zip(values, values, values, values, strict=True):
             journal = self._journals.get(run_id) or self._open_journal(run_id)
             last = lasts.get(run_id, journal.last)
             if seq <= last:
-                raise self._not_after((run_id, seq, kind, body), last)
+                raise _NotAfterError(self._not_after((run_id, seq, kind, body), last))
             lasts[run_id] = seq
             lines.setdefault(run_id, []).append(journal_line(journal.run_json, seq, kind, body))
-            if kind == _END:
-                ended.append(run_id)
+            flats.setdefault(run_id, []).extend((run_id, seq, kind, body))
+        done: list[str] = []
         for run_id, text in lines.items():
             journal = self._journals[run_id]
-            journal.write("".join(text).encode())
+            try:
+                journal.write("".join(text).encode())
+            except ExecutionError as error:
+                for written in done:
+                    self._behind += flats[written]
+                self._ended.update(r for r in done if _END in flats[r][2::4])
+                rest = [v for r in flats if r not in done for v in flats[r]]
+                raise _UnwrittenError(error, rest) from None
             journal.last = lasts[run_id]
-        self._ended.update(ended)
+            done.append(run_id)
+        self._ended.update(r for r in done if _END in flats[r][2::4])
 
     def _not_after(self, row: Row, last: int) -> ExecutionError:
         return ExecutionError(
@@ -328,6 +273,7 @@ class SqliteRunLog(SqliteLeases):
         left alone."""
         if run_id in self._journals:
             return 0
+        self._writable()
         path = self.journal_path(run_id)
         rows = [r for r in read_journal(path) if r.run_id == run_id]
         before = self._db.total_changes
@@ -345,43 +291,82 @@ class SqliteRunLog(SqliteLeases):
     def events(self, run_id: str) -> list[Event]:
         """The run's events: SQLite's rows, then the journal's rows after them (another
         process may be writing the run). The journal is read first: a writer that
-        moves its rows into SQLite and removes the journal meanwhile loses no row."""
+        moves its rows into SQLite and removes the journal meanwhile loses no row.
+
+        A row that is not an event of this run at its seq (damaged JSON, an unknown
+        type, a field missing or of the wrong type) is an ``ExecutionError`` located at
+        the database or the journal it was read from; so is an unreadable journal line
+        (see ``read_journal``)."""
         self.run(run_id)
-        self.flush()
-        self.catch_up()
-        journal = [] if run_id in self._journals else read_journal(self.journal_path(run_id))
-        rows = self._db.execute(
-            "SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
-        ).fetchall()
-        bodies = [r[1] for r in rows]
-        bodies += _after(journal, run_id, rows[-1][0] if rows else None)
-        return [event_from_dict(cast(dict[str, JSONValue], json.loads(b))) for b in bodies]
+        if not self.read_only:
+            self.flush()
+            self.catch_up()
+        path = self.journal_path(run_id)
+        journal = [] if run_id in self._journals else read_journal(path)
+        try:
+            rows = self._db.execute(
+                "SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
+            ).fetchall()
+        except sqlite3.Error as error:
+            raise self._read_error(error) from None
+        later = _after(journal, run_id, rows[-1][0] if rows else None)
+        events: list[Event] = []
+        where = Location(str(self.path))
+        for seq, body in rows if not later else [*rows, *((r.seq, r.body) for r in later)]:
+            if len(events) == len(rows):
+                where = Location(str(path))  # the rows after SQLite's are the journal's
+            events.append(decode_event(run_id, seq, body, where))
+        return events
 
     def runs(self) -> list[RunInfo]:
-        rows = self._db.execute("SELECT id, created, inputs FROM runs ORDER BY created").fetchall()
-        return [RunInfo(r[0], r[1], json.loads(r[2])) for r in rows]
+        try:
+            rows = self._db.execute(
+                "SELECT id, created, inputs FROM runs ORDER BY created"
+            ).fetchall()
+        except sqlite3.Error as error:
+            raise self._read_error(error) from None
+        return [self._info(r) for r in rows]
 
     def run(self, run_id: str) -> RunInfo:
-        row = self._db.execute(
-            "SELECT id, created, inputs FROM runs WHERE id = ?", (run_id,)
-        ).fetchone()
+        try:
+            row = self._db.execute(
+                "SELECT id, created, inputs FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
+        except sqlite3.Error as error:
+            raise self._read_error(error) from None
         if row is None:
-            raise _not_found(run_id)
-        return RunInfo(row[0], row[1], json.loads(row[2]))
+            raise not_found(run_id)
+        return self._info(row)
+
+    def _info(self, row: tuple[Any, ...]) -> RunInfo:
+        return run_info(row, Location(str(self.path)))
+
+    def _read_error(self, error: sqlite3.Error) -> ExecutionError:
+        return ExecutionError(
+            f"cannot read the run log: {error}",
+            location=Location(str(self.path)),
+            hint="the file may be damaged, or written by another program; restore it from a backup",
+        )
 
     # -- leases: the log that takes a run imports a killed engine's journal -------------
 
     def acquire(
         self, run_id: str, owner: str, ttl: float, *, replacing: str | None = None
     ) -> Lease | None:
+        self._writable()
         lease = super().acquire(run_id, owner, ttl, replacing=replacing)
         if lease is not None and lease.owner == owner:
             self.import_journal(run_id)
         return lease
 
+    def renew(self, run_id: str, owner: str, ttl: float) -> bool:
+        self._writable()
+        return super().renew(run_id, owner, ttl)
+
     def release(self, run_id: str, owner: str) -> None:
         """Move the run's journaled rows into SQLite and remove its journal, then drop
         the lease."""
+        self._writable()
         try:
             self.flush()
             self.catch_up()
@@ -392,12 +377,13 @@ class SqliteRunLog(SqliteLeases):
             super().release(run_id, owner)
 
     def expired_unfinished(self) -> list[str]:
-        self.flush()
-        self.catch_up()
+        if not self.read_only:
+            self.flush()
+            self.catch_up()
         return super().expired_unfinished()
 
     def put_blob(self, data: bytes) -> str:
-        return self.blobs.put(data)
+        return self.blobs.put(data)  # refused by a read-only store
 
     def get_blob(self, ref: str) -> bytes:
         return self.blobs.get(ref)
@@ -405,8 +391,9 @@ class SqliteRunLog(SqliteLeases):
     def close(self) -> None:
         """Flush, move every journaled row into SQLite, remove this log's journals."""
         try:
-            self.flush()
-            self.catch_up()
+            if not self.read_only:
+                self.flush()
+                self.catch_up()
             for journal in self._journals.values():
                 journal.remove()  # every row is in SQLite
         finally:
@@ -416,14 +403,76 @@ class SqliteRunLog(SqliteLeases):
             self._db.close()
 
 
-def _after(journal: list[JournalRow], run_id: str, last: int | None) -> list[str]:
-    """The bodies of the journal rows that follow seq ``last`` without a gap."""
-    bodies: list[str] = []
+def _after(journal: list[JournalRow], run_id: str, last: int | None) -> list[JournalRow]:
+    """The journal rows that follow seq ``last`` without a gap."""
+    rows: list[JournalRow] = []
     for row in journal:
         if row.run_id != run_id or (last is not None and row.seq <= last):
             continue
         if last is not None and row.seq != last + 1:
             break
-        bodies.append(row.body)
+        rows.append(row)
         last = row.seq
-    return bodies
+    return rows
+
+
+_DAMAGED = (
+    "the run log is damaged: restore it (runs.db, journal/ and blobs/) from a backup;"
+    " until then this run cannot be shown, replayed or resumed"
+)
+
+
+def decode_event(run_id: str, seq: int, body: Any, where: Location) -> Event:
+    """The event a row of run ``run_id`` at ``seq`` holds; an ``ExecutionError`` located
+    at ``where`` when it is not one (damaged JSON, an unknown type, a field missing or
+    of the wrong type, another run's or seq's event)."""
+    try:
+        event = event_from_dict(json.loads(body))
+        if event.seq != seq or event.run_id != run_id:
+            raise ValueError(f"it holds event {event.seq} of run {event.run_id}")
+    except (ValueError, TypeError, ExecutionError) as error:
+        raise _damaged(run_id, seq, where, error) from None
+    return event
+
+
+def run_info(row: tuple[Any, ...], where: Location) -> RunInfo:
+    """A run's row (id, created, inputs as JSON text); damaged inputs are an error."""
+    try:
+        inputs = json.loads(row[2])
+        if not isinstance(inputs, dict):
+            raise ValueError(f"its inputs are not a JSON object but {type(inputs).__name__}")
+    except (ValueError, TypeError) as error:
+        raise ExecutionError(
+            f"run {row[0]} cannot be read: {error}", location=where, hint=_DAMAGED
+        ) from None
+    return RunInfo(row[0], row[1], inputs)
+
+
+def _damaged(run_id: str, seq: int, where: Location, error: Exception) -> ExecutionError:
+    why = error.message if isinstance(error, ExecutionError) else str(error)
+    if isinstance(error, json.JSONDecodeError):
+        why = f"its body is not JSON ({error.msg} at character {error.pos})"
+    elif isinstance(error, UnicodeDecodeError | TypeError):
+        why = f"its body is not text ({error})"
+    return ExecutionError(
+        f"event {seq} of run {run_id} cannot be read: {why}", location=where, hint=_DAMAGED
+    )
+
+
+def _why(error: BaseException) -> str:
+    return (error.strerror or str(error)) if isinstance(error, OSError) else str(error)
+
+
+class _NotAfterError(Exception):
+    """``flush``: a batch refused for its order (dropped), with the error to raise."""
+
+    def __init__(self, error: ExecutionError) -> None:
+        self.error = error
+
+
+class _UnwrittenError(Exception):
+    """``flush``: a journal write failed; ``rows`` were not written."""
+
+    def __init__(self, error: ExecutionError, rows: Flat) -> None:
+        self.error = error
+        self.rows = rows

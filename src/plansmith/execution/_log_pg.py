@@ -24,14 +24,15 @@ import hashlib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from plansmith.errors import ExecutionError, InputError, Location, RunLeasedError
-from plansmith.execution._events import Event, event_from_dict
+from plansmith.execution._events import Event
 from plansmith.execution._lease import Lease
-from plansmith.execution._log import RunInfo, RunLog, SqliteRunLog, _not_found
+from plansmith.execution._log import SqliteRunLog, decode_event, run_info
 from plansmith.execution._migrations import migrate_postgres
+from plansmith.execution._run_log import RunInfo, RunLog, not_found
 from plansmith.model import JSONValue
 
 if TYPE_CHECKING:
@@ -66,11 +67,14 @@ def redact_url(url: str) -> str:
         return "<a PostgreSQL URL that cannot be parsed>"
 
 
-def open_run_log(spec: str | Path | None, home: Path, *, existing: bool = False) -> RunLog:
+def open_run_log(
+    spec: str | Path | None, home: Path, *, existing: bool = False, read_only: bool = False
+) -> RunLog:
     """The run log ``spec`` names: a ``postgresql://`` (or ``postgres://``) URL, a SQLite
     file path, or (None or empty) ``home/runs.db``. With ``existing`` (for commands that
-    only read runs), a SQLite file that is not there is an ``InputError``, not a new,
-    empty log."""
+    continue or read runs), a SQLite file that is not there is an ``InputError``, not a
+    new, empty log; with ``read_only`` (commands that only read runs), a SQLite log is
+    opened without writing to it, so that a home this process may not write is read."""
     if is_postgres_url(spec or ""):
         return PostgresRunLog(str(spec))
     if isinstance(spec, str) and "://" in spec:
@@ -87,7 +91,7 @@ def open_run_log(spec: str | Path | None, home: Path, *, existing: bool = False)
             hint="runs are kept where `plansmith run` kept them: pass its --home"
             " (or PLANSMITH_HOME), or --log",
         )
-    return SqliteRunLog(path)
+    return SqliteRunLog(path, read_only=read_only)
 
 
 def _psycopg() -> Any:
@@ -225,11 +229,11 @@ class PostgresRunLog:
         self.flush()
         try:
             rows = self._conn.execute(
-                "SELECT body FROM events WHERE run_id = %s ORDER BY seq", (run_id,)
+                "SELECT seq, body FROM events WHERE run_id = %s ORDER BY seq", (run_id,)
             ).fetchall()
         except self._pg.Error as error:
             raise self._error("read", error) from None
-        return [event_from_dict(cast(dict[str, JSONValue], json.loads(r[0]))) for r in rows]
+        return [decode_event(run_id, seq, body, self._location) for seq, body in rows]
 
     def runs(self) -> list[RunInfo]:
         try:
@@ -238,7 +242,7 @@ class PostgresRunLog:
             ).fetchall()
         except self._pg.Error as error:
             raise self._error("read", error) from None
-        return [RunInfo(r[0], r[1], json.loads(r[2])) for r in rows]
+        return [run_info(r, self._location) for r in rows]
 
     def run(self, run_id: str) -> RunInfo:
         try:
@@ -248,8 +252,8 @@ class PostgresRunLog:
         except self._pg.Error as error:
             raise self._error("read", error) from None
         if row is None:
-            raise _not_found(run_id)
-        return RunInfo(row[0], row[1], json.loads(row[2]))
+            raise not_found(run_id)
+        return run_info(row, self._location)
 
     def put_blob(self, data: bytes) -> str:
         ref = "sha256:" + hashlib.sha256(data).hexdigest()
@@ -267,8 +271,21 @@ class PostgresRunLog:
         except self._pg.Error as error:
             raise self._error("read", error) from None
         if row is None:
-            raise ExecutionError(f"blob {ref} is missing from the run log", location=self._location)
-        return bytes(row[0])
+            raise ExecutionError(
+                f"blob {ref} is missing from the run log",
+                location=self._location,
+                hint="the blobs table keeps the values too large for an event; restore it"
+                " from a backup of the database",
+            )
+        data = bytes(row[0])
+        if "sha256:" + hashlib.sha256(data).hexdigest() != ref:
+            raise ExecutionError(
+                f"blob {ref} is damaged: its {len(data)} bytes are not the ones stored under"
+                " that hash (truncated or changed)",
+                location=self._location,
+                hint="restore the blobs table from a backup of the database",
+            )
+        return data
 
     def close(self) -> None:
         if self._conn.closed:

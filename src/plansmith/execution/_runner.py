@@ -190,7 +190,13 @@ class Runner:
                 self._finish_cancelled(self._cancel_reason or "the engine was interrupted")
             raise
         except Exception as error:
-            reason = f"internal error: {type(error).__name__}: {error}"
+            cause = _sole_cause(error)  # the task group's group of one
+            if isinstance(cause, PlansmithError):  # a located error (the log, a blob): its own
+                where = f"{cause.location}: " if cause.location is not None else ""
+                reason = where + cause.message
+                self.emit(RunFinished(run_id=self.state.run_id, state="failed", reason=reason))
+                raise cause from None
+            reason = f"internal error: {type(cause).__name__}: {cause}"
             self.emit(RunFinished(run_id=self.state.run_id, state="failed", reason=reason))
             raise
         if self._halted:
@@ -541,6 +547,9 @@ class Runner:
                 defer=True,
             )
             return
+        duration_ms = _millis(self.monotonic() - t0)  # the call's, not the packing's
+        # packed before the seq is taken: a blob store that fails leaves no gap in seq
+        packed_outputs, packed_result = emitter.pack_step(outputs, result)
         emitter.seq += 1
         succeeded = step_succeeded(
             run_id,
@@ -552,8 +561,9 @@ class Runner:
             info.server,
             info.tool,
             retry.attempt if retry is not None else attempt,
-            _millis(self.monotonic() - t0),
-            *emitter.pack_step(outputs, result),
+            duration_ms,
+            packed_outputs,
+            packed_result,
         )
         self._log_append(succeeded)  # ``emitter.emit(succeeded, defer=True)``, inline
         emitter.pending.append(succeeded)
@@ -717,6 +727,13 @@ def _pick_result(result: ToolResult, paths: tuple[ResultPath, ...]) -> Any:
             value = value[key]
         values[name] = value
     return values
+
+
+def _sole_cause(error: BaseException) -> BaseException:
+    """The one exception inside nested groups of one (the error itself otherwise)."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 def _millis(seconds: float) -> float:
