@@ -9,6 +9,12 @@ take the run's lease under the engine's id, renew it every ``lease_renew`` secon
 the run is live, and release it when the run ends, so that engines sharing one log
 (PostgreSQL) never drive the same run at once. ``take_over_expired`` and
 ``keep_taking_over`` resume the unfinished runs whose lease expired (a crashed engine's).
+
+(Over 500 lines: ``Engine`` is the one object every face calls, for run, resume, cancel,
+check, replay and take-over, and they share its start-up, lease and cancellation paths;
+tests and benchmarks observe a run by patching this module's names, such as
+``McpInvoker`` and ``tracing_from_env``, which a split over several modules would
+silently bypass.)
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import TracebackType
 from typing import TextIO
 
 import anyio
@@ -49,6 +56,7 @@ from plansmith.execution import (
     ReplanFn,
     Replanner,
     ReplayInvoker,
+    RunCancelled,
     RunCreated,
     RunFinished,
     RunLeases,
@@ -130,6 +138,16 @@ class RunInputs:
 
     def to_dict(self) -> dict[str, str]:
         return {k: str(getattr(self, k)) for k in ("domain", "problem", "servers", "bindings")}
+
+    def resolved(self) -> RunInputs:
+        """The same files named by absolute paths (what a run records, so that it can be
+        resumed from any directory)."""
+        return RunInputs(
+            self.domain.resolve(),
+            self.problem.resolve(),
+            self.servers.resolve(),
+            self.bindings.resolve(),
+        )
 
     @staticmethod
     def from_dict(data: Mapping[str, object]) -> RunInputs:
@@ -242,6 +260,33 @@ def _limits(config: ServersConfig) -> dict[str, int]:
     return {s.name: s.max_in_flight for s in config.servers}
 
 
+def load_run_files(bindings: Path, servers: Path) -> tuple[Bindings, ServersConfig]:
+    """The bindings and the servers file, both read: the problems of both are reported
+    at once (one ``InputError`` whose ``problems`` are each file's error)."""
+    found: list[PlansmithError] = []
+    read_bindings: Bindings | None = None
+    config: ServersConfig | None = None
+    try:
+        read_bindings = load_bindings(bindings)
+    except InputError as error:
+        found.append(error)
+    try:
+        config = load_servers(servers)
+    except InputError as error:
+        found.append(error)
+    if len(found) == 1:
+        raise found[0]
+    if found:
+        raise InputError(
+            "the bindings and the servers file both have problems",
+            hint="fix every listed problem",
+            problems=tuple(found),
+        )
+    assert read_bindings is not None
+    assert config is not None
+    return read_bindings, config
+
+
 @dataclass(frozen=True, slots=True)
 class _Context:
     """What a run made from files needs besides its log: the problem, bindings, servers."""
@@ -253,13 +298,21 @@ class _Context:
     @staticmethod
     def load(inputs: RunInputs) -> _Context:
         problem = load_problem_files(inputs.domain, inputs.problem)
-        return _Context(problem, load_bindings(inputs.bindings), load_servers(inputs.servers))
+        return _Context(problem, *load_run_files(inputs.bindings, inputs.servers))
 
     def replan_fn(self, catalog: ToolCatalog, first: Plan) -> ReplanFn:
         domain, bindings = self.problem.domain, self.bindings
 
         def rebind(new: Plan, available: Mapping[StepKey, str]) -> BoundPlan:
-            return bind(new, domain, bindings, catalog, env=os.environ, available=available)
+            return bind(
+                new,
+                domain,
+                bindings,
+                catalog,
+                env=os.environ,
+                available=available,
+                configured=self.config.names,
+            )
 
         return make_replan(self.problem, make_replanner(self.problem, first), rebind)
 
@@ -276,11 +329,54 @@ def _file_inputs(run_id: str, inputs: Mapping[str, JSONValue]) -> RunInputs:
             location=Location(step=run_id),
             hint="start a new run",
         )
-    return RunInputs.from_dict(inputs)
+    files = RunInputs.from_dict(inputs)
+    for path in (files.domain, files.problem, files.servers, files.bindings):
+        if not path.is_absolute() and not path.exists():  # recorded by an older plansmith
+            raise InputError(
+                f"run {run_id} names its files relative to the directory it was started"
+                f" in, and {path} is not in {Path.cwd()}",
+                location=Location(str(path)),
+                hint=f"run `plansmith resume {run_id}` from the directory where"
+                " `plansmith run` started it",
+            )
+    return files
 
 
 def _local_pool(config: ServersConfig, errlog: TextIO | None) -> ServerPool:
     return ServerPool(config, errlog=errlog)
+
+
+#: the reason of a run cancelled by an interrupt, not by ``Engine.cancel`` (the runner's)
+INTERRUPTED = "the engine was interrupted"
+
+
+class _Starting:
+    """A run whose servers start (or whose plan is bound), in ``starts`` while entered:
+    ``Engine.cancel`` sets ``reason`` and cancels ``scope``, which the ``with`` block
+    then ends (the run is recorded cancelled, see ``Engine._cancelled_starting``)."""
+
+    def __init__(self, run_id: str, starts: dict[str, _Starting]) -> None:
+        self.run_id = run_id
+        self.starts = starts
+        self.scope = anyio.CancelScope()
+        self.reason: str | None = None
+
+    def __enter__(self) -> _Starting:
+        self.starts[self.run_id] = self
+        self.scope.__enter__()
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> bool:
+        try:
+            return self.scope.__exit__(et, e, tb)
+        finally:
+            if self.starts.get(self.run_id) is self:
+                del self.starts[self.run_id]
+
+    def outcome(self) -> RunOutcome:
+        return RunOutcome(self.run_id, "cancelled", self.reason or INTERRUPTED, {})
 
 
 class Engine:
@@ -314,6 +410,8 @@ class Engine:
         self.lease_ttl = lease_ttl
         self.lease_renew = lease_renew if lease_renew is not None else lease_ttl / 3
         self._driving: set[str] = set()
+        self._starts: dict[str, _Starting] = {}  # runs whose servers start here now
+        self._leases_lost: set[str] = set()
 
     def open_pool(
         self, config: ServersConfig, errlog: TextIO | None = None
@@ -355,11 +453,33 @@ class Engine:
         """Plan, start the servers the bindings use, and bind: raises with every problem."""
         problem = load_problem_files(inputs.domain, inputs.problem)
         plan = make_plan(problem)
-        bindings = load_bindings(inputs.bindings)
-        config = load_servers(inputs.servers)
+        bindings, config = load_run_files(inputs.bindings, inputs.servers)
+        used = self.servers_used(bindings, plan, config)
+        failed: ServerStartError | None = None
         async with self.open_pool(config) as pool:
-            catalog = await pool.start(self.servers_used(bindings, plan, config))
-        bound = bind(plan, problem.domain, bindings, catalog, env=os.environ)
+            try:
+                catalog = await pool.start(used)
+            except ServerStartError as error:  # the bindings of the others are checked still
+                started = pool.catalog() if isinstance(pool, ServerPool) else ToolCatalog()
+                catalog, failed = started, error
+        try:
+            bound = bind(
+                plan,
+                problem.domain,
+                bindings,
+                catalog,
+                env=os.environ,
+                configured=config.names,
+                unavailable=[n for n in used if not catalog.has_server(n)],
+            )
+        except BindingError as error:
+            if failed is None:
+                raise
+            raise ServerStartError(
+                failed.message, location=failed.location, hint=failed.hint, problems=(error,)
+            ) from None
+        if failed is not None:
+            raise failed
         return plan, bound, catalog
 
     # -- run, resume, replay --------------------------------------------------------------
@@ -368,8 +488,18 @@ class Engine:
         return "r-" + uuid.uuid4().hex[:12]
 
     def run_dir(self, run_id: str) -> Path:
+        """``home/runs/RUN_ID``, made if need be; ``ExecutionError`` naming it if it cannot
+        be (a file where a directory is needed, no permission)."""
         path = self.home / "runs" / run_id
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ExecutionError(
+                f"cannot make the run's directory: {error.strerror or error}",
+                location=Location(str(path)),
+                hint="runs are kept under --home (or PLANSMITH_HOME): give a directory"
+                " plansmith can write",
+            ) from None
         return path
 
     async def run(
@@ -384,6 +514,7 @@ class Engine:
     ) -> RunOutcome:
         """Plan from ``inputs``' files, then ``run_plan`` (replanning with the classical or
         HTN replanner); the inputs are stored with the run, so that it can be resumed."""
+        inputs = inputs.resolved()  # recorded so: resume works from any directory
         ctx = _Context.load(inputs)
         plan = make_plan(ctx.problem)
         return await self.run_plan(
@@ -458,42 +589,55 @@ class Engine:
         subscribe: Subscriber | None,
         replan: ReplanFactory | None,
     ) -> RunOutcome:
+        self.run_dir(run_id)  # before the run is recorded: a home it cannot write makes none
         self.log.create_run(run_id, iso_time(utc_now()), inputs)
         emitter = self._emitter(run_id, 0, subscribe)
         traced = self._trace(emitter)
         emitter.emit(RunCreated(run_id=run_id, inputs=dict(inputs)))
-        async with AsyncExitStack() as stack:
-            try:
-                tools = await self._tools(stack, run_id, config, bindings, plan)
-                bound = bind(plan, domain, bindings, tools.catalog, env=os.environ)
-                if tools.route is not None:
-                    bound = tools.route(bound)
-            except (ServerStartError, BindingError) as error:
-                emitter.emit(RunFinished(run_id=run_id, state="failed", reason=error.message))
-                raise
-            emitter.emit(
-                PlanReady(
-                    run_id=run_id,
-                    plan_hash=plan.hash,
-                    plan=plan.to_dict(),
-                    bound=bound_to_dict(bound),
+        with self._starting(run_id) as start:
+            async with AsyncExitStack() as stack:
+                try:
+                    tools = await self._tools(stack, run_id, config, bindings, plan)
+                    bound = bind(
+                        plan,
+                        domain,
+                        bindings,
+                        tools.catalog,
+                        env=os.environ,
+                        configured=config.names if isinstance(config, ServersConfig) else None,
+                    )
+                    if tools.route is not None:
+                        bound = tools.route(bound)
+                except (ServerStartError, BindingError) as error:
+                    emitter.emit(RunFinished(run_id=run_id, state="failed", reason=error.message))
+                    raise
+                except (anyio.get_cancelled_exc_class(), KeyboardInterrupt):
+                    self._cancelled_starting(emitter, start)
+                    raise
+                emitter.emit(
+                    PlanReady(
+                        run_id=run_id,
+                        plan_hash=plan.hash,
+                        plan=plan.to_dict(),
+                        bound=bound_to_dict(bound),
+                    )
                 )
-            )
-            self._approve(emitter, bound, policy, approve=approve)
-            state = fold(run_id, self.log.events(run_id))
-            runner = self._runner(
-                state,
-                emitter,
-                traced(tools.invoker),
-                max_parallel=max_parallel,
-                limits=tools.limits,
-                replan=replan(tools.catalog) if replan is not None else None,
-                policy=policy,
-            )
-            try:
-                return await self._run_runner(runner)
-            finally:
-                await self._flush_traces()
+                self._approve(emitter, bound, policy, approve=approve)
+                state = fold(run_id, self.log.events(run_id))
+                runner = self._runner(
+                    state,
+                    emitter,
+                    traced(tools.invoker),
+                    max_parallel=max_parallel,
+                    limits=tools.limits,
+                    replan=replan(tools.catalog) if replan is not None else None,
+                    policy=policy,
+                )
+                try:
+                    return await self._run_runner(runner)
+                finally:
+                    await self._flush_traces()
+        return start.outcome()  # cancelled by ``cancel`` before the runner ran
 
     async def _tools(
         self,
@@ -562,23 +706,46 @@ class Engine:
 
     async def _run_runner(self, runner: Runner) -> RunOutcome:
         run_id = runner.state.run_id
+        self._starts.pop(run_id, None)  # from here on the runner takes a cancel
         self._runners[run_id] = runner
         try:
             return await runner.run()
         finally:
             self._runners.pop(run_id, None)
 
+    def _starting(self, run_id: str) -> _Starting:
+        """While ``run_id``'s servers start and its plan is bound: ``cancel`` cancels
+        ``start.scope`` (the run is then recorded cancelled, see ``_cancelled_starting``)."""
+        return _Starting(run_id, self._starts)
+
+    def _cancelled_starting(self, emitter: Emitter, start: _Starting) -> None:
+        """Record a run cancelled before its runner ran (servers starting, binding), as the
+        runner records one cancelled later: by ``cancel`` with its reason, else (the task
+        was cancelled, Ctrl-C) "the engine was interrupted". Not when its lease was lost:
+        the run is another engine's now."""
+        if start.run_id in self._leases_lost:
+            return
+        reason = start.reason or INTERRUPTED
+        emitter.emit(RunCancelled(run_id=start.run_id, reason=reason))
+        emitter.emit(RunFinished(run_id=start.run_id, state="cancelled", reason=reason))
+
     def cancel(self, run_id: str, reason: str = "cancelled") -> bool:
-        """Cancel ``run_id`` if this engine is running its steps: its calls in flight are
-        cancelled and it ends ``cancelled`` with ``reason`` (``RunCancelled`` and
-        ``RunFinished`` in its log); its ``run`` or ``resume`` then returns. False when
-        no step of it runs here (not started yet, or finished): the caller stops it
-        otherwise, e.g. by cancelling the task that runs it."""
+        """Cancel ``run_id`` if this engine is starting or running it: its servers'
+        start-up or its calls in flight are cancelled and it ends ``cancelled`` with
+        ``reason`` (``RunCancelled`` and ``RunFinished`` in its log); its ``run`` or
+        ``resume`` then returns. False when this engine is not driving it (not started
+        yet, or finished): the caller stops it otherwise, e.g. by cancelling the task
+        that runs it."""
         runner = self._runners.get(run_id)
-        if runner is None:
-            return False
-        runner.cancel(reason)
-        return True
+        if runner is not None:
+            runner.cancel(reason)
+            return True
+        start = self._starts.get(run_id)
+        if start is not None and start.reason is None:
+            start.reason = reason
+            start.scope.cancel()
+            return True
+        return start is not None  # cancelled already
 
     async def resume(
         self,
@@ -616,14 +783,21 @@ class Engine:
         # HTN replanning after a resume starts from the run's first plan (replans
         # record bound steps, not a decomposition).
         first = parse_plan_json(json.dumps(state.plan))
+        errlog_path = self.run_dir(run_id) / "servers.log"
         emitter = self._emitter(run_id, state.last_seq, subscribe)
         if state.approved is None or state.approved != state.plan_hash:
             self._approve(emitter, bound, ApprovalPolicy(), approve=approve)
             state = fold(run_id, self.log.events(run_id))
-        with (self.run_dir(run_id) / "servers.log").open("a") as errlog:
-            async with self.open_pool(ctx.config, errlog) as pool:
-                used = tuple(n for n in ctx.config.names if n in {s.server for s in bound.steps})
-                catalog = await pool.start(used)
+        used = tuple(n for n in ctx.config.names if n in {s.server for s in bound.steps})
+        with self._starting(run_id) as start:
+            async with AsyncExitStack() as stack:
+                try:
+                    errlog = stack.enter_context(errlog_path.open("a"))
+                    pool = await stack.enter_async_context(self.open_pool(ctx.config, errlog))
+                    catalog = await pool.start(used)
+                except (anyio.get_cancelled_exc_class(), KeyboardInterrupt):
+                    self._cancelled_starting(emitter, start)
+                    raise
                 invoker = self._trace(emitter, state)(McpInvoker(pool))
                 runner = self._runner(
                     state,
@@ -637,6 +811,7 @@ class Engine:
                     return await self._run_runner(runner)
                 finally:
                     await self._flush_traces()
+        return start.outcome()  # cancelled by ``cancel`` before the runner ran
 
     # -- leases: one engine drives a run ------------------------------------------------
 
@@ -683,6 +858,7 @@ class Engine:
                     continue
                 reason = f"its lease could not be renewed: {error.message}"
             lost.append(reason)
+            self._leases_lost.add(run_id)  # the run is not this engine's to record
             scope.cancel()
             return
 
@@ -710,6 +886,7 @@ class Engine:
                 tg.cancel_scope.cancel()
         finally:
             self._driving.discard(run_id)
+            self._leases_lost.discard(run_id)
             leases.release(run_id, self.engine_id)
         if lost:
             raise RunLeasedError(
@@ -862,11 +1039,13 @@ def open_engine(
     scheduler: str | None = None,
     lease_ttl: float = 30.0,
     existing: bool = False,
+    read_only: bool = False,
 ) -> Engine:
     """An engine whose run log is ``log`` (a SQLite file, default ``home/runs.db``, or a
     ``postgresql://`` URL) and whose steps run locally or on a Dask cluster (``executor``
     ``dask`` with the ``scheduler`` address). Bad combinations are ``InputError``s; with
-    ``existing``, so is a SQLite run log that is not there (see ``open_run_log``)."""
+    ``existing``, so is a SQLite run log that is not there; with ``read_only``, a SQLite
+    run log is only read (see ``open_run_log``)."""
     if executor not in ("local", "dask"):
         raise InputError(f"--executor {executor!r}: unknown", hint="use local or dask")
     if executor == "local" and scheduler:
@@ -881,5 +1060,13 @@ def open_engine(
                 hint="add --scheduler tcp://HOST:PORT (or set PLANSMITH_DASK_SCHEDULER)",
             )
         pool_factory = dask_pool_factory(scheduler)
-    run_log = open_run_log(log, Path(home), existing=existing)
+    try:
+        run_log = open_run_log(log, Path(home), existing=existing, read_only=read_only)
+    except OSError as error:  # e.g. a file where the home's directory should be
+        raise ExecutionError(
+            f"cannot make the run log's directory: {error.strerror or error}",
+            location=Location(str(error.filename or home)),
+            hint="runs are kept under --home (or PLANSMITH_HOME): give a directory plansmith"
+            " can write",
+        ) from None
     return Engine(home, log=run_log, pool_factory=pool_factory, lease_ttl=lease_ttl)

@@ -303,7 +303,7 @@ def test_runs_lists_the_newest_runs_and_says_how_many_older_ones_it_left_out(
         {
             "run_id": f"r-n{k}",
             "created": f"2026-01-01T00:00:{k}.000Z",
-            "state": "awaiting approval",
+            "state": "unfinished",  # no plan yet: nothing awaits approval
             "steps_done": 0,
         }
         for k in (23, 24)

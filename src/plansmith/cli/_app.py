@@ -10,7 +10,7 @@ import typer
 
 from plansmith.errors import PlansmithError
 
-__all__ = ["app", "fail", "guarded"]
+__all__ = ["app", "exit_code", "fail", "guarded"]
 
 app = typer.Typer(
     name="plansmith",
@@ -49,10 +49,15 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def exit_code(error: PlansmithError) -> int:
+    """The exit code of ``error``: its class's (``plansmith.errors``)."""
+    return error.exit_code
+
+
 def fail(error: PlansmithError) -> NoReturn:
     """Print ``error`` (location, message, hint) on stderr and exit with its code."""
     sys.stderr.write(f"error: {error}\n")
-    raise typer.Exit(error.exit_code)
+    raise typer.Exit(exit_code(error))
 
 
 def guarded(fn: Callable[P, R]) -> Callable[P, R]:

@@ -33,7 +33,11 @@ def check_command(
     home: HomeOpt = Path(".plansmith"),
 ) -> None:
     """Check a plan's bindings against the live servers before anything runs: every
-    problem is listed with its location. Exit codes: 0 ok, 2 bad input, 5 a server failed."""
+    problem is listed with its location.
+
+    Exit codes: 0 ok; 2 bad input (every binding problem listed); 3 no plan exists; 4 a
+    planning limit was reached; 5 a server did not start or answer; 130 interrupted
+    (Ctrl-C)."""
     from plansmith.engine import Engine, RunInputs
     from plansmith.execution import MemoryRunLog
 

@@ -65,10 +65,13 @@ def open_engine(
     scheduler: str | None = None,
     lease_ttl: float = 30.0,
     existing: bool = False,
+    read_only: bool = False,
 ) -> Engine:
     """The engine these options describe (see ``plansmith.engine.open_engine``). With
     ``existing`` (the commands that read runs), a SQLite run log must be there already:
-    a mistyped ``--home`` is an error, not a new, empty log."""
+    a mistyped ``--home`` is an error, not a new, empty log; with ``read_only`` (the
+    commands that only read runs), a SQLite log is not written, and a home this process
+    may not write can be read."""
     from plansmith.engine import open_engine as open_
 
     return open_(
@@ -78,4 +81,5 @@ def open_engine(
         scheduler=scheduler,
         lease_ttl=lease_ttl,
         existing=existing,
+        read_only=read_only,
     )

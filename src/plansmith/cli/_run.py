@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import anyio
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from plansmith.cli._app import app, guarded
@@ -27,10 +25,13 @@ from plansmith.cli._engine_options import (
     SchedulerOpt,
     open_engine,
 )
+from plansmith.cli._interrupts import Interrupts
+from plansmith.cli._live import LiveView, make_console
 from plansmith.errors import ApprovalRequiredError, ExecutionError, InputError, PlansmithError
 
 if TYPE_CHECKING:
     from plansmith.engine import Engine
+    from plansmith.execution import Event
 
 __all__: list[str] = []
 
@@ -43,90 +44,6 @@ PolicyOpt = Annotated[
         "--approve-tiers", help="Tiers that need a person: e.g. write,execute | none | all."
     ),
 ]
-
-
-class _LiveView:
-    """A progress bar, the steps in flight, and a line per retry, failure and replan."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        )
-        self.task = self.progress.add_task("steps", total=None)
-        self.in_flight: set[str] = set()
-        self.started = False  # the bar shows once a step starts: not for a bad input
-
-    def stop(self) -> None:
-        if self.started:
-            self.progress.stop()
-
-    def resume(self, run_id: str, total: int, done: int) -> None:
-        """A run continued from its log: its steps and those done already."""
-        self.progress.update(self.task, total=total, completed=done)
-        self.console.print(f"run {escape(run_id)}: resumed with {done} of {total} steps done")
-
-    def __call__(self, event: object) -> None:
-        from plansmith.execution import (
-            PlanReady,
-            Replanned,
-            RunFinished,
-            StepFailed,
-            StepRetrying,
-            StepStarted,
-            StepSucceeded,
-        )
-
-        p = self.progress
-        if isinstance(event, PlanReady):
-            total = len(event.bound.get("steps") or [])  # type: ignore[arg-type]
-            p.update(self.task, total=total)
-            self.console.print(f"run {escape(event.run_id)}: plan {event.plan_hash}: {total} steps")
-        elif isinstance(event, StepStarted):
-            if not self.started:
-                self.started = True
-                p.start()
-            self.in_flight.add(f"{event.step} {event.call}")
-        elif isinstance(event, StepSucceeded | StepFailed):
-            self.in_flight = {s for s in self.in_flight if not s.startswith(event.step + " ")}
-            if isinstance(event, StepSucceeded):
-                p.advance(self.task)
-            else:
-                self.console.print(
-                    f"[red]failed[/] {escape(event.step)} {escape(event.action)}: "
-                    f"{escape(event.error_class)}: {escape(event.message)}"
-                )
-        elif isinstance(event, StepRetrying):
-            self.console.print(
-                f"[yellow]retry[/] {escape(event.step)} attempt {event.attempt}: "
-                f"{escape(event.error_class)}: {escape(event.message)}"
-            )
-        elif isinstance(event, Replanned):
-            steps = len(event.bound.get("steps") or [])  # type: ignore[arg-type]
-            self.console.print(
-                f"[cyan]replanned[/] without {escape(', '.join(event.failed))}: {steps} new steps"
-            )
-            total = int(p.tasks[0].completed) + steps
-            p.update(self.task, total=total)
-        elif isinstance(event, RunFinished):
-            self.in_flight = set()  # what was in flight ended with the run
-            if self.started:  # the bar, final, above how the run ended
-                p.update(self.task, description="steps")
-                self.stop()
-                self.started = False
-            color = "green" if event.state == "succeeded" else "red"
-            reason = f": {escape(event.reason)}" if event.reason else ""
-            self.console.print(f"[{color}]run {event.state}[/]{reason}")
-            if event.state != "succeeded":
-                self.console.print(f"what ran: plansmith show {escape(event.run_id)}")
-        flight = ", ".join(sorted(self.in_flight)[:4])
-        more = f" +{len(self.in_flight) - 4}" if len(self.in_flight) > 4 else ""
-        p.update(self.task, description=f"steps [dim]{escape(flight)}{more}[/]")
 
 
 def _json_line(event: object) -> None:
@@ -143,21 +60,29 @@ def _compact(value: object) -> str:
 
 
 def _drive(
+    interrupts: Interrupts,
     as_json: bool,
-    go: Callable[[Callable[[object], None]], object],
-    resumed: tuple[str, int, int] | None = None,
-) -> object:
-    """Run ``go`` with the JSON lines or the live view; ``resumed``: the run id, its steps
-    and those done, of a run that is continued (no PlanReady comes to tell them)."""
-    if as_json:
-        return go(_json_line)
-    view = _LiveView(Console(stderr=True))
-    if resumed is not None:
-        view.resume(*resumed)
+    go: Callable[[Callable[[object], None]], Awaitable[object]],
+    resumed: tuple[int, int] | None = None,
+) -> object | None:
+    """Run ``go`` with the JSON lines or the live view, stopped by ``interrupts``: its
+    outcome, or None if a signal stopped it before the engine had the run. ``resumed``:
+    the steps and those done of a run that is continued (no PlanReady comes to tell
+    them)."""
+    view = None if as_json else LiveView(make_console(stderr=True))
+    sink: Callable[[object], None] = _json_line if view is None else view
+    if view is not None:
+        if resumed is not None:
+            view.resume(*resumed)
+        interrupts.say = lambda text: view.console.print(escape(text))
     try:
-        return go(view)
+        outcome = anyio.run(interrupts.drive, lambda: go(interrupts.watch(sink)))
     finally:
-        view.stop()
+        if view is not None:
+            view.stop()
+    if outcome is None and interrupts.caught:
+        interrupts.say(f"interrupted before run {interrupts.run_id} started: nothing recorded")
+    return outcome
 
 
 def _print_plan(engine: Engine, run_id: str) -> None:
@@ -172,9 +97,14 @@ def _print_plan(engine: Engine, run_id: str) -> None:
             sys.stderr.write(f"plan hash: {event.plan_hash}\n")
 
 
-def _exit_for(state: str) -> None:
-    if state != "succeeded":
-        raise typer.Exit(5)
+def _exit_for(state: str, interrupted: int | None = None) -> None:
+    """Exit 0 for a run that succeeded; 128 + the signal's number for one a signal
+    cancelled (``interrupted``); else 5."""
+    if state == "succeeded":
+        return
+    if interrupted is not None and state == "cancelled":
+        raise typer.Exit(interrupted)
+    raise typer.Exit(5)
 
 
 @app.command("run")
@@ -196,7 +126,15 @@ def run_command(
     lease_ttl: LeaseTtlOpt = 30.0,
 ) -> None:
     """Plan, bind, approve and run. Stops at `awaiting approval` (exit 6) unless --yes or
-    the policy allows the plan. Exit codes: 0 succeeded, 5 failed or cancelled."""
+    the policy allows the plan.
+
+    Ctrl-C (SIGINT) or SIGTERM cancels the run: it is recorded cancelled and its tool
+    servers are stopped; a second one says what it waits for, a third quits at once.
+
+    Exit codes: 0 succeeded; 2 bad input; 3 no plan exists; 4 a planning limit was
+    reached; 5 the run failed, or could not be carried out (a server did not start, the
+    run log or --home cannot be written); 6 awaiting approval; 7 another engine drives the
+    run; 130 cancelled by Ctrl-C (SIGINT); 143 cancelled by SIGTERM."""
     from plansmith.engine import RunInputs
     from plansmith.execution import ApprovalPolicy
 
@@ -211,27 +149,25 @@ def run_command(
         ) from None
     run_id = engine.new_run_id()
 
-    def go(sink: Callable[[object], None]) -> object:
-        async def main() -> object:
-            return await engine.run(
-                inputs,
-                approve=yes,
-                policy=policy,
-                max_parallel=max_parallel,
-                subscribe=sink,
-                run_id=run_id,
-            )
+    async def go(sink: Callable[[object], None]) -> object:
+        return await engine.run(
+            inputs,
+            approve=yes,
+            policy=policy,
+            max_parallel=max_parallel,
+            subscribe=sink,
+            run_id=run_id,
+        )
 
-        return anyio.run(main)
-
-    try:
-        outcome = _drive(as_json, go)
-    except ApprovalRequiredError:
-        _print_plan(engine, run_id)
-        raise
-    finally:
-        engine.close()
-    _exit_for(getattr(outcome, "state", "failed"))
+    with Interrupts(engine, run_id) as interrupts:  # until the log is closed
+        try:
+            outcome = _drive(interrupts, as_json, go)
+        except ApprovalRequiredError:
+            _print_plan(engine, run_id)
+            raise
+        finally:
+            engine.close()
+    _exit_for(getattr(outcome, "state", "cancelled"), interrupts.exit_code)
 
 
 @app.command("resume")
@@ -247,7 +183,15 @@ def resume_command(
     scheduler: SchedulerOpt = None,
     lease_ttl: LeaseTtlOpt = 30.0,
 ) -> None:
-    """Continue a run after a crash or an approval: finished steps are not called again."""
+    """Continue a run after a crash or an approval: finished steps are not called again.
+    A run that has finished is not run again (exit 0 if it succeeded, else 5).
+
+    Ctrl-C (SIGINT) or SIGTERM cancels the run, as in `plansmith run`.
+
+    Exit codes: 0 succeeded; 2 bad input (no such run, no run log, its files missing);
+    5 the run failed or was cancelled, or could not be carried out (a server did not
+    start, no plan bound); 6 awaiting approval (add --yes); 7 another engine drives the
+    run; 130 cancelled by Ctrl-C (SIGINT); 143 cancelled by SIGTERM."""
     from plansmith.execution import StepState, fold
 
     engine = open_engine(
@@ -275,19 +219,15 @@ def resume_command(
         return
     done = sum(st is StepState.SUCCEEDED for st in state.states.values())
 
-    def go(sink: Callable[[object], None]) -> object:
-        async def main() -> object:
-            return await engine.resume(
-                run_id, approve=yes, max_parallel=max_parallel, subscribe=sink
-            )
+    async def go(sink: Callable[[object], None]) -> object:
+        return await engine.resume(run_id, approve=yes, max_parallel=max_parallel, subscribe=sink)
 
-        return anyio.run(main)
-
-    try:
-        outcome = _drive(as_json, go, (run_id, len(state.states), done))
-    finally:
-        engine.close()
-    _exit_for(getattr(outcome, "state", "failed"))
+    with Interrupts(engine, run_id) as interrupts:  # until the log is closed
+        try:
+            outcome = _drive(interrupts, as_json, go, (len(state.states), done))
+        finally:
+            engine.close()
+    _exit_for(getattr(outcome, "state", "cancelled"), interrupts.exit_code)
 
 
 @app.command("replay")
@@ -298,11 +238,13 @@ def replay_command(
     log: LogOpt = None,
 ) -> None:
     """Re-run a recorded run offline against its recorded outputs; prints its events,
-    then says on stderr whether each step's events are the recorded ones (exit 5 if
-    not)."""
+    then says on stderr whether each step's events are the recorded ones.
+
+    Exit codes: 0 as recorded; 2 no such run or run log; 5 the replay differs from the
+    record, or cannot be made."""
     from plansmith.execution import step_histories
 
-    engine = open_engine(home, log=log, existing=True)
+    engine = open_engine(home, log=log, existing=True, read_only=True)
     try:
         replayed = anyio.run(lambda: engine.replay(run_id, subscribe=_json_line))
         recorded = step_histories(engine.log.events(run_id))
@@ -342,10 +284,13 @@ def runs_command(
         ),
     ] = False,
 ) -> None:
-    """List the newest runs in the run log, oldest of them first."""
+    """List the newest runs in the run log, oldest of them first.
+
+    Exit codes: 0 listed (a run whose events cannot be read is listed as unreadable); 2 no
+    run log there."""
     from plansmith.execution import fold
 
-    engine = open_engine(home, log=log, existing=True)
+    engine = open_engine(home, log=log, existing=True, read_only=True)
     rows: list[dict[str, str | int | None]] = []
     unreadable: list[str] = []
     try:
@@ -360,9 +305,8 @@ def runs_command(
                 row |= {"state": "unreadable", "steps_done": None, "error": what}
                 unreadable.append(f"run {info.run_id} is unreadable: {what}")
             else:
-                status = state.finished or (
-                    "awaiting approval" if state.approved is None else "unfinished"
-                )
+                awaiting = state.bound is not None and state.approved is None
+                status = state.finished or ("awaiting approval" if awaiting else "unfinished")
                 row |= {"state": status, "steps_done": len(state.order)}
             rows.append(row)
     finally:
@@ -377,7 +321,7 @@ def runs_command(
         for row in rows:
             cells = (row["run_id"], row["created"], row["state"], row["steps_done"])
             table.add_row(*_cells(*("" if cell is None else str(cell) for cell in cells)))
-        Console().print(table)
+        make_console().print(table)
     for line in unreadable:
         typer.echo(line, err=True)
     if len(shown) < len(infos):
@@ -401,7 +345,10 @@ def show_command(
     ] = False,
 ) -> None:
     """What ran, timings, outputs, failures and replans of one run, and the steps it
-    left without an end (in flight when it was cancelled, or when its engine stopped)."""
+    left without an end (in flight when it was cancelled, or when its engine stopped).
+
+    Exit codes: 0 shown; 2 no such run or run log; 5 the run's events cannot be read, or
+    (--json) a value in the blob store is missing."""
     from plansmith.execution import (
         Replanned,
         RunCancelled,
@@ -415,7 +362,7 @@ def show_command(
         unpack,
     )
 
-    engine = open_engine(home, log=log, existing=True)
+    engine = open_engine(home, log=log, existing=True, read_only=True)
     try:
         events = engine.log.events(run_id)
         if as_json:  # every line made before any is written: a missing blob writes none
@@ -426,7 +373,7 @@ def show_command(
             return
     finally:
         engine.close()
-    console = Console()
+    console = make_console()
     table = Table("step", "action", "server/tool", "attempt", "ms", "outcome")
     # started (or to be tried again after a retry), no end yet: the event, the attempt
     open_steps: dict[str, tuple[StepStarted | StepRetrying, int]] = {}
@@ -436,7 +383,7 @@ def show_command(
             open_steps[e.step] = (e, e.attempt)
         elif isinstance(e, StepSucceeded):
             open_steps.pop(e.step, None)
-            outputs = json.dumps(e.outputs)
+            outputs = json.dumps(e.outputs, ensure_ascii=False)
             short = outputs if len(outputs) < 60 else outputs[:57] + "..."
             if is_blob_ref(e.outputs):
                 short = "in the blob store (show --json gives them in full)"
@@ -457,7 +404,7 @@ def show_command(
         elif isinstance(e, StepRetrying):  # the next attempt follows, with no start event
             open_steps[e.step] = (e, e.attempt + 1)
             table.add_row(
-                *_cells(e.step, e.action, f"{e.server}/{e.tool}", str(e.attempt)),
+                *_cells(e.step, e.call, f"{e.server}/{e.tool}", str(e.attempt)),
                 "",
                 f"[yellow]retry[/] {escape(e.error_class)}: {escape(e.message)}",
             )
@@ -481,16 +428,33 @@ def show_command(
             outcome,
         )
     console.print(table)
+    console.print(escape(_how_it_stands(run_id, events)))
+
+
+def _how_it_stands(run_id: str, events: list[Event]) -> str:
+    """``show``'s last line: how the run ended, or what it waits for."""
+    from plansmith.execution import AwaitingApproval, PlanApproved, RunCreated, RunFinished
+
     finished = [e for e in events if isinstance(e, RunFinished)]
     if finished:
         last = finished[-1]
-        reason = f" ({escape(last.reason)})" if last.reason else ""
-        console.print(f"run {escape(run_id)}: {last.state}{reason}")
-    else:
-        console.print(
-            f"run {escape(run_id)}: not finished (if its engine stopped, `plansmith resume"
-            f" {escape(run_id)}` continues it)"
+        reason = f" ({last.reason})" if last.reason else ""
+        return f"run {run_id}: {last.state}{reason}"
+    asked = [e for e in events if isinstance(e, AwaitingApproval | PlanApproved)]
+    if asked and isinstance(asked[-1], AwaitingApproval):
+        return (
+            f"run {run_id}: awaiting approval of plan {asked[-1].plan_hash}: approve with"
+            f" `plansmith resume {run_id} --yes`"
         )
+    if all(isinstance(e, RunCreated) for e in events):
+        return (
+            f"run {run_id}: not finished, and no plan bound yet (its engine is starting its"
+            " tool servers, or stopped before it could: then `plansmith run` starts a new run)"
+        )
+    return (
+        f"run {run_id}: not finished (if its engine stopped, `plansmith resume {run_id}`"
+        " continues it)"
+    )
 
 
 def _cells(*values: str) -> list[str]:

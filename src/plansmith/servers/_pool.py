@@ -46,6 +46,7 @@ from plansmith.servers._config import (
     ServersConfig,
     StdioServer,
 )
+from plansmith.servers._sdk_logging import quiet_sdk_tracebacks
 
 __all__ = ["ServerPool", "to_tool_result"]
 
@@ -131,6 +132,7 @@ class ServerPool:
         self._conns: dict[str, _Conn] = {}
         self._tg: TaskGroup | None = None
         self._start_lock = anyio.Lock()
+        quiet_sdk_tracebacks()  # a server's stray stdout line: one line, not a traceback
 
     async def __aenter__(self) -> ServerPool:
         self._tg = anyio.create_task_group()
