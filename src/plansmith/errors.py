@@ -241,7 +241,8 @@ class ToolCallError(ExecutionError):
     ``error_class`` is one of ``transport_lost``, ``timeout``, ``tool_error``,
     ``protocol_error`` and ``extraction_error``. ``retryable`` is set when the
     server marked a tool error as worth retrying; ``progressed`` when the call
-    reported progress before it failed.
+    reported progress before it failed; ``final`` when no later attempt can succeed
+    (a server given up on after its restarts), whatever the class's rule.
     """
 
     def __init__(
@@ -253,9 +254,11 @@ class ToolCallError(ExecutionError):
         hint: str | None = None,
         retryable: bool = False,
         progressed: bool = False,
+        final: bool = False,
     ) -> None:
         super().__init__(message, location=location, hint=hint)
         self.error_class = error_class
         self.retryable = retryable
         self.progressed = progressed
+        self.final = final
         self.result: object | None = None  # the tool's result, when there was one

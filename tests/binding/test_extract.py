@@ -47,3 +47,16 @@ def test_no_match_is_an_extraction_error() -> None:
     with pytest.raises(ToolCallError) as info:
         extract([("v", "$.structured.nope")], {"structured": {}})
     assert info.value.error_class == "extraction_error"
+
+
+def test_a_path_into_json_of_a_text_that_is_not_json_says_so() -> None:
+    document = {"structured": None, "text": "oops, not json", "json": None, "is_error": False}
+    with pytest.raises(ToolCallError) as info:
+        extract([("v", "$.json.value")], document)
+    assert info.value.message == (
+        "output 'v': $.json.value matched nothing in the result"
+        " (its text is not JSON, so $.json is null: 'oops, not json')"
+    )
+    with pytest.raises(ToolCallError) as other:
+        extract([("v", "$.json.value")], {**document, "json": {"x": 1}})
+    assert other.value.message == "output 'v': $.json.value matched nothing in the result"

@@ -543,3 +543,12 @@ def test_show_names_a_retried_step_by_its_call_as_it_names_its_end(tmp_path: Pat
         ["s1", "summarise(d0)"],
         ["s1", "summarise(d0)"],
     ]
+
+
+def test_an_empty_approve_tiers_is_refused_and_runs_nothing(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=1)
+    home = tmp_path / "home"
+    code, _, err = invoke("run", *files(inputs), "--approve-tiers", "", "--home", str(home))
+    assert code == 2
+    assert "--approve-tiers '': not a list of tiers" in err
+    assert not (home / "runs").exists() or not any((home / "runs").iterdir())

@@ -125,6 +125,8 @@ def test_retry_rules_per_failure_class() -> None:
     idem = StepPolicy(retries=1, idempotent=True)
     assert should_retry(ToolCallError("transport_lost", ""), 1, policy)
     assert not should_retry(ToolCallError("transport_lost", ""), 2, policy)
+    # a server the pool gave up on: no later attempt can reach it
+    assert not should_retry(ToolCallError("transport_lost", "", final=True), 1, idem)
     assert not should_retry(ToolCallError("timeout", ""), 1, policy)
     assert should_retry(ToolCallError("timeout", ""), 1, idem)
     assert should_retry(ToolCallError("timeout", "", progressed=True), 1, policy)
@@ -147,6 +149,12 @@ def test_approval_policy_names_the_tiers_that_need_a_person() -> None:
     assert tiers_needing_approval(b, ApprovalPolicy.parse("none")) == ()
     assert tiers_needing_approval(b, ApprovalPolicy.parse("all")) == ("read", "write")
     assert ApprovalPolicy.parse("read").needs_person == frozenset({Tier.READ})
+
+
+@pytest.mark.parametrize("text", ["", " ", " , "])
+def test_an_empty_approval_policy_is_refused_not_read_as_none(text: str) -> None:
+    with pytest.raises(ValueError, match="say none"):
+        ApprovalPolicy.parse(text)
 
 
 def test_emitter_defers_views_until_the_events_are_flushed() -> None:

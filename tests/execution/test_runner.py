@@ -9,6 +9,7 @@ import pytest
 from plansmith.errors import PlanInvalidError, ToolCallError
 from plansmith.execution import (
     FakeInvoker,
+    Replanned,
     Runner,
     StepFailed,
     StepSucceeded,
@@ -198,8 +199,10 @@ async def test_failed_step_is_replanned_around() -> None:
         outcome = await runner.run()
     assert outcome.state == "succeeded"
     assert seen_failed == [frozenset({("work", ("i0",))})]
-    types = [e.type for e in log.events("run-1")]
-    assert "Replanned" in types
+    replanned = [e for e in log.events("run-1") if isinstance(e, Replanned)]
+    assert len(replanned) == 1
+    # the cause, as the step's StepFailed gave it (no retry was allowed: a tool error)
+    assert replanned[0].reason == "s0 failed (tool_error: no)"
     assert outcome.outputs["r1.s0"] == {"value": "alt i0"}
 
 

@@ -146,13 +146,7 @@ async def test_http_server_on_loopback(tmp_path: Path, mode: str, path: str, sse
         )
     try:
         with anyio.fail_after(60):
-            while True:  # wait until the server accepts connections, under the deadline
-                try:
-                    stream = await anyio.connect_tcp("127.0.0.1", port)
-                    await stream.aclose()
-                    break
-                except OSError:
-                    await anyio.sleep(0.05)
+            await _accepting(port)
             config = sh.servers(HttpServer("web", f"http://127.0.0.1:{port}{path}", sse=sse))
             async with ServerPool(config) as pool:
                 catalog = await pool.start()
@@ -213,3 +207,82 @@ async def test_calls_beyond_a_servers_limit_wait_for_a_free_slot() -> None:
     assert sorted(results) == sorted(f"run/s{k}" for k in range(total + 3))
     assert conn.limiter.free == total
     assert not conn.limiter.waiters
+
+
+async def test_a_server_that_answers_again_gets_its_restarts_counted_afresh(
+    tmp_path: Path,
+) -> None:
+    marker = tmp_path / "died"
+    config = sh.servers(sh.stdio(COUNTER_DIE_ONCE=str(marker)))
+    async with ServerPool(config, backoff_base=0.01, restart_limit=1) as pool:
+        with anyio.fail_after(60):
+            await pool.start()
+            for _ in range(2):  # dies, is restarted, answers; twice with a limit of one
+                marker.unlink(missing_ok=True)
+                with pytest.raises(ToolCallError) as info:
+                    await pool.call("counter", "die", {}, key="r/s1")
+                assert info.value.error_class == "transport_lost"
+                assert not info.value.final
+                result = await pool.call("counter", "die", {}, key="r/s1")
+                assert result.structured == {"survived": True}
+
+
+async def test_a_server_that_dies_at_every_restart_is_given_up_with_where_its_errors_are(
+    tmp_path: Path,
+) -> None:
+    config = sh.servers(sh.stdio())  # ``die`` exits on every call
+    with (tmp_path / "servers.log").open("w") as errlog:
+        async with ServerPool(config, errlog=errlog, backoff_base=0.01, restart_limit=2) as pool:
+            with anyio.fail_after(60):
+                await pool.start()
+                errors = []
+                for _ in range(3):
+                    with pytest.raises(ToolCallError) as info:
+                        await pool.call("counter", "die", {}, key="r/s1")
+                    errors.append(info.value)
+    assert [e.final for e in errors] == [False, False, True]
+    assert all(e.error_class == "transport_lost" for e in errors)
+    assert "given up after 2 restart(s) in a row with no call that succeeded" in errors[2].message
+    assert f"see its error output in {tmp_path / 'servers.log'}" in errors[2].message
+
+
+async def test_an_http_error_status_is_named_and_a_gateways_is_transport_lost(
+    tmp_path: Path,
+) -> None:
+    """The SDK reports HTTP 500, 502 and 503 alike (-32603, no status): the pool says
+    which it was, and 502, 503 and 504 (nothing served the call) are retried as
+    transport_lost, while a 500 stays a protocol error."""
+    port = sh.free_port()
+    script = Path(sh.COUNTER).parent / "status_server.py"
+    proc = subprocess.Popen([sys.executable, str(script), str(port), "503,500"])
+    try:
+        with anyio.fail_after(60):
+            await _accepting(port)
+            config = sh.servers(HttpServer("web", f"http://127.0.0.1:{port}/mcp"))
+            async with ServerPool(config) as pool:
+                await pool.start()
+                errors = []
+                for _ in range(2):
+                    with pytest.raises(ToolCallError) as info:
+                        await pool.call("web", "work", {"name": "h"}, key="k")
+                    errors.append(info.value)
+                result = await pool.call("web", "work", {"name": "h"}, key="k")
+    finally:
+        proc.terminate()  # the one process this test started
+        proc.wait(timeout=10)
+    assert [(e.error_class, e.message) for e in errors] == [
+        ("transport_lost", "server 'web': HTTP 503 Service Unavailable: busy, try later"),
+        ("protocol_error", "work: HTTP 500 Internal Server Error: internal oops"),
+    ]
+    assert result.text == "done"
+
+
+async def _accepting(port: int) -> None:
+    """Return once a server accepts connections on ``port`` (the caller's deadline)."""
+    while True:
+        try:
+            stream = await anyio.connect_tcp("127.0.0.1", port)
+            await stream.aclose()
+            return
+        except OSError:
+            await anyio.sleep(0.05)

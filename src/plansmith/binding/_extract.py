@@ -96,9 +96,19 @@ def extract(
         if not found:
             raise ToolCallError(
                 "extraction_error",
-                f"output {name!r}: {expression} matched nothing in the result",
+                f"output {name!r}: {expression} matched nothing in the result"
+                + _not_json(expression, document),
                 hint="check the tool's result with `plansmith show RUN_ID`",
             )
         matches = [cast(JSONValue, m) for m in found]
         values[name] = matches[0] if len(matches) == 1 else matches
     return values
+
+
+def _not_json(expression: str, document: Mapping[str, JSONValue]) -> str:
+    """Why a path into ``$.json`` matched nothing when the result's text is not JSON."""
+    text = document.get("text")
+    if not expression.startswith("$.json") or document.get("json") is not None or not text:
+        return ""
+    shown = str(text) if len(str(text)) <= 60 else str(text)[:57] + "..."
+    return f" (its text is not JSON, so $.json is null: {shown!r})"

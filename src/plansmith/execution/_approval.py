@@ -18,8 +18,12 @@ class ApprovalPolicy:
 
     @staticmethod
     def parse(text: str) -> ApprovalPolicy:
-        """``"write,execute"``, ``"none"`` or ``"all"``."""
+        """``"write,execute"``, ``"none"`` or ``"all"``. An empty text (an unset shell
+        variable) is a ``ValueError``, not "no tier needs a person": approval is turned
+        off only by saying ``none``."""
         words = {w.strip() for w in text.split(",") if w.strip()}
+        if not words:
+            raise ValueError("no tier named: say none to let every plan run unapproved")
         if words == {"none"}:
             return ApprovalPolicy(frozenset())
         if words == {"all"}:

@@ -156,7 +156,10 @@ class StepFailed(StepEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StepRetrying(StepEvent):
-    """The attempt ``attempt`` failed and the step is tried again after ``delay_s``."""
+    """The attempt ``attempt`` failed and the step is tried again after ``delay_s``.
+
+    ``retryable`` is the tool's own word: a tool error the server marked as worth
+    retrying (false for the other classes, which are retried by their class's rule)."""
 
     type: ClassVar[str] = "StepRetrying"
     error_class: str = ""

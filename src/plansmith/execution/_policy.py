@@ -12,11 +12,12 @@ __all__ = ["should_retry", "backoff_delay"]
 def should_retry(error: ToolCallError, attempt: int, policy: StepPolicy) -> bool:
     """Whether attempt ``attempt`` (1-based), which failed with ``error``, is tried again.
 
-    transport lost: always (the pool reconnects or restarts the server); timeout:
-    if the step is idempotent or reported progress; tool error: if the server
-    marked it retryable; protocol and extraction errors: never.
+    transport lost: always (the pool reconnects or restarts the server), unless the
+    pool gave the server up (``final``); timeout: if the step is idempotent or reported
+    progress; tool error: if the server marked it retryable; protocol and extraction
+    errors: never.
     """
-    if attempt > policy.retries:
+    if attempt > policy.retries or error.final:
         return False
     kind = error.error_class
     if kind == ErrorClass.TRANSPORT_LOST:

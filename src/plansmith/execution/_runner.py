@@ -413,7 +413,10 @@ class Runner:
             Replanned(
                 run_id=st.run_id,
                 failed=tuple(st.failed_pending),
-                reason=f"retries ran out for {failures}",
+                reason="; ".join(
+                    f"{step} failed ({st.failures.get(step, 'no reason recorded')})"
+                    for step in st.failed_pending
+                ),
                 plan_hash=new.plan_hash,
                 bound=bound_to_dict(new),
             )

@@ -113,6 +113,8 @@ class RunState:
     replans: int = 0
     failed_pending: list[str] = field(default_factory=list)
     failed_all: list[str] = field(default_factory=list)
+    #: why each step failed last: ``error_class: message`` of its StepFailed
+    failures: dict[str, str] = field(default_factory=dict)
     finished: str | None = None
     finished_reason: str | None = None  # why it failed or was cancelled
     last_seq: int = 0
@@ -161,6 +163,8 @@ def apply_event(run: RunState, event: Event) -> None:
             run.order.append(step)
         elif kind == 2:
             run.failed_pending.append(step)
+            failed = cast(StepFailed, event)
+            run.failures[step] = f"{failed.error_class}: {failed.message}"
     elif isinstance(event, PlanReady):
         run.bound = bound_from_dict(event.bound)
         run.plan = event.plan

@@ -27,7 +27,13 @@ from anyio.abc import TaskGroup
 from mcp import Client, MCPError, StdioServerParameters, stdio_client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, TextContent
+from mcp.types import (
+    CONNECTION_CLOSED,
+    INTERNAL_ERROR,
+    REQUEST_TIMEOUT,
+    CallToolResult,
+    TextContent,
+)
 
 from plansmith.binding import ToolCatalog, ToolSpec
 from plansmith.errors import ServerStartError, ToolCallError
@@ -46,6 +52,7 @@ from plansmith.servers._config import (
     ServersConfig,
     StdioServer,
 )
+from plansmith.servers._http_status import UNAVAILABLE, HttpErrors
 from plansmith.servers._sdk_logging import quiet_sdk_tracebacks
 
 __all__ = ["ServerPool", "to_tool_result"]
@@ -104,6 +111,7 @@ class _Conn:
     error: BaseException | None = None
     generation: int = 0
     restarts: int = 0
+    http_errors: HttpErrors = field(default_factory=HttpErrors)
     ready: anyio.Event = field(default_factory=anyio.Event)
     stop: anyio.Event = field(default_factory=anyio.Event)
     closed: anyio.Event = field(default_factory=anyio.Event)
@@ -210,9 +218,8 @@ class ServerPool:
         conn.client, conn.error = None, None
         self._tg.start_soon(self._supervise, conn)
 
-    def _transport(
-        self, config: ServerConfig
-    ) -> tuple[Any, AbstractAsyncContextManager[Any] | None]:
+    def _transport(self, conn: _Conn) -> tuple[Any, AbstractAsyncContextManager[Any] | None]:
+        config = conn.config
         if isinstance(config, InProcessServer):
             return config.server, None
         if isinstance(config, StdioServer):
@@ -226,13 +233,15 @@ class ServerPool:
         if config.sse:
             return sse_client(config.url, headers=dict(config.headers), timeout=30), None
         http = httpx2.AsyncClient(
-            headers=dict(config.headers), timeout=httpx2.Timeout(30, read=300)
+            headers=dict(config.headers),
+            timeout=httpx2.Timeout(30, read=300),
+            event_hooks={"response": [conn.http_errors]},  # the status the SDK drops
         )
         return streamable_http_client(config.url, http_client=http), http
 
     async def _supervise(self, conn: _Conn) -> None:
         try:
-            transport, http = self._transport(conn.config)
+            transport, http = self._transport(conn)
             with anyio.CancelScope(deadline=anyio.current_time() + self.start_timeout) as scope:
                 async with AsyncExitStack() as stack:
                     if http is not None:
@@ -261,14 +270,18 @@ class ServerPool:
             conn.ready.set()
             conn.closed.set()
 
-    async def _restart(self, conn: _Conn, seen_generation: int) -> None:
-        """Restart a dead server once per death (callers that saw the same one wait)."""
+    async def _restart(self, conn: _Conn, seen_generation: int) -> bool:
+        """Restart a dead server once per death (callers that saw the same one wait).
+
+        False once the server was restarted ``restart_limit`` times in a row without a
+        call that succeeded in between (a call that succeeds starts the count again): it
+        is given up on, and the calls that find it dead fail for good (``final``)."""
         async with conn.lock:
             if conn.generation != seen_generation:  # someone else restarted it
                 await conn.ready.wait()
-                return
+                return conn.client is not None or conn.restarts < self.restart_limit
             if conn.restarts >= self.restart_limit:
-                return
+                return False
             conn.restarts += 1
             conn.stop.set()
             with anyio.CancelScope(shield=True):
@@ -276,6 +289,7 @@ class ServerPool:
             await anyio.sleep(self.backoff_base * (2 ** (conn.restarts - 1)))
             self._spawn(conn)
             await conn.ready.wait()
+            return True
 
     # -- calling --------------------------------------------------------------------------
 
@@ -319,10 +333,9 @@ class ServerPool:
             client = conn.client
             if client is None:
                 error_text = _describe(conn.error)
-                await self._lost(conn, conn.generation)  # try again to start it (bounded)
-                raise ToolCallError(
-                    ErrorClass.TRANSPORT_LOST, f"server {server!r} is not running: {error_text}"
-                )
+                alive = await self._lost(conn, conn.generation)  # start it again (bounded)
+                message = f"server {server!r} is not running: {error_text}"
+                raise self._dead(conn, message, alive, start_failed=True)
             generation = conn.generation
             meta = call.meta
             key = call.key
@@ -340,32 +353,56 @@ class ServerPool:
                 )
             except MCPError as error:
                 if error.code == CONNECTION_CLOSED:
-                    await self._lost(conn, generation)
-                    raise ToolCallError(
-                        ErrorClass.TRANSPORT_LOST, f"server {server!r}: connection lost"
-                    ) from None
+                    alive = await self._lost(conn, generation)
+                    raise self._dead(conn, f"server {server!r}: connection lost", alive) from None
                 if error.code == REQUEST_TIMEOUT:
                     raise ToolCallError(ErrorClass.TIMEOUT, f"{tool}: {error.message}") from None
+                http = conn.http_errors.take() if error.code == INTERNAL_ERROR else None
+                if http is not None:  # the SDK's stand-in for an HTTP error status
+                    status, text = http
+                    if status in UNAVAILABLE:
+                        raise ToolCallError(
+                            ErrorClass.TRANSPORT_LOST, f"server {server!r}: {text}"
+                        ) from None
+                    raise ToolCallError(ErrorClass.PROTOCOL_ERROR, f"{tool}: {text}") from None
                 raise ToolCallError(
                     ErrorClass.PROTOCOL_ERROR, f"{tool}: error {error.code}: {error.message}"
                 ) from None
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as error:
-                await self._lost(conn, generation)
-                raise ToolCallError(
-                    ErrorClass.TRANSPORT_LOST, f"server {server!r}: {_describe(error)}"
-                ) from None
+                alive = await self._lost(conn, generation)
+                raise self._dead(conn, f"server {server!r}: {_describe(error)}", alive) from None
             except Exception as error:  # e.g. structured output that fails the outputSchema
                 raise ToolCallError(
                     ErrorClass.PROTOCOL_ERROR, f"{tool}: {_describe(error)}"
                 ) from None
         finally:
             conn.limiter.release()
+        if conn.restarts:  # it answers again: its restarts are counted afresh
+            conn.restarts = 0
         return to_tool_result(result)
 
-    async def _lost(self, conn: _Conn, generation: int) -> None:
+    async def _lost(self, conn: _Conn, generation: int) -> bool:
         # Not shielded: a cancelled run must not wait for a slow restart. A restart cut
         # short leaves the server stopped, and the next call starts it again.
-        await self._restart(conn, generation)
+        return await self._restart(conn, generation)
+
+    def _dead(
+        self, conn: _Conn, message: str, alive: bool, *, start_failed: bool = False
+    ) -> ToolCallError:
+        """The ``transport_lost`` of a call that found its server dead. When its start
+        failed, or once it is given up on (``alive`` False: a final error), the message
+        says where its error output is."""
+        if alive and not start_failed:
+            return ToolCallError(ErrorClass.TRANSPORT_LOST, message)
+        hint = _start_hint([(conn.config, conn.error)], self.errlog)
+        if not alive:
+            message += (
+                f"; given up after {self.restart_limit} restart(s) in a row with no call"
+                " that succeeded"
+            )
+        return ToolCallError(
+            ErrorClass.TRANSPORT_LOST, f"{message} ({hint})", hint=hint, final=not alive
+        )
 
 
 def _stderr() -> TextIO:

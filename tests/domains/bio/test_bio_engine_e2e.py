@@ -126,7 +126,7 @@ def _assert_replanned_to_biopython(outcome: RunOutcome, events: list[Event]) -> 
     assert "Search backend: biopython" in text
     notes = _section(text, "Run notes")
     assert f"Step {failed[0].step} make_blast_db(family) failed" in notes
-    assert f"Replanned (replan 1, retries ran out for {failed[0].step})" in notes
+    assert f"Replanned (replan 1, {failed[0].step} failed (" in notes
     assert "gc_content(gene)" in notes.split("Kept, not run again:")[1].split("New steps")[0]
     assert "search_biopython(gene, family, homologues)" in notes.split("New steps:")[1]
     return notes
