@@ -122,6 +122,7 @@ __all__ = [
     "make_replanner",
     "ban_failed",
     "remaining_tasks",
+    "made_from_files",
 ]
 
 Subscriber = Callable[[Event], None]
@@ -135,6 +136,12 @@ class RunInputs:
     problem: Path
     servers: Path
     bindings: Path
+
+    def __post_init__(self) -> None:  # paths given as text are paths too
+        for name in ("domain", "problem", "servers", "bindings"):
+            value = getattr(self, name)
+            if not isinstance(value, Path):
+                object.__setattr__(self, name, Path(value))
 
     def to_dict(self) -> dict[str, str]:
         return {k: str(getattr(self, k)) for k in ("domain", "problem", "servers", "bindings")}
@@ -317,17 +324,20 @@ class _Context:
         return make_replan(self.problem, make_replanner(self.problem, first), rebind)
 
 
+def made_from_files(inputs: Mapping[str, JSONValue]) -> bool:
+    """Whether a run's recorded ``inputs`` name the files it was made from (``Engine.run``),
+    so that it can be resumed; a run made by ``Engine.run_plan`` from a plan cannot."""
+    return all(isinstance(inputs.get(k), str) for k in ("domain", "problem", "servers", "bindings"))
+
+
 def _file_inputs(run_id: str, inputs: Mapping[str, JSONValue]) -> RunInputs:
     """The files ``run_id`` was made from; a run made by ``Engine.run_plan`` from a plan
     (no domain and problem file to load) cannot be resumed."""
-    if not all(
-        isinstance(inputs.get(k), str) for k in ("domain", "problem", "servers", "bindings")
-    ):
+    if not made_from_files(inputs):
         raise ExecutionError(
             f"run {run_id} was run from a plan made elsewhere, not from files: "
             "it cannot be resumed",
-            location=Location(step=run_id),
-            hint="start a new run",
+            hint="start a new run (with Engine.run_plan: run the plan again)",
         )
     files = RunInputs.from_dict(inputs)
     for path in (files.domain, files.problem, files.servers, files.bindings):
@@ -399,7 +409,9 @@ class Engine:
         lease_renew: float | None = None,
         tracing: TraceSetup | None = None,
     ) -> None:
-        self.home = Path(home)
+        # absolute: ``${run.dir}`` and the run's files are the same from any directory
+        # (a stdio server with its own cwd gets a path it can use)
+        self.home = Path(home).absolute()
         # OpenTelemetry only when asked for (OTEL_* variables): nothing is wrapped otherwise
         self.tracing = tracing if tracing is not None else tracing_from_env(os.environ)
         self.log: RunLog = log if log is not None else SqliteRunLog(self.home / "runs.db")
@@ -622,7 +634,9 @@ class Engine:
                         bound=bound_to_dict(bound),
                     )
                 )
-                self._approve(emitter, bound, policy, approve=approve)
+                self._approve(
+                    emitter, bound, policy, approve=approve, resumable=made_from_files(inputs)
+                )
                 state = fold(run_id, self.log.events(run_id))
                 runner = self._runner(
                     state,
@@ -663,7 +677,13 @@ class Engine:
         return emitter
 
     def _approve(
-        self, emitter: Emitter, bound: BoundPlan, policy: ApprovalPolicy, *, approve: bool
+        self,
+        emitter: Emitter,
+        bound: BoundPlan,
+        policy: ApprovalPolicy,
+        *,
+        approve: bool,
+        resumable: bool = True,
     ) -> None:
         tiers = tiers_needing_approval(bound, policy)
         if tiers and not approve:
@@ -673,7 +693,11 @@ class Engine:
             raise ApprovalRequiredError(
                 f"run {emitter.run_id} awaits approval of plan {bound.plan_hash} "
                 f"(tiers: {', '.join(tiers)})",
-                hint=f"approve with `plansmith resume {emitter.run_id} --yes`",
+                hint=f"approve with `plansmith resume {emitter.run_id} --yes`"
+                if resumable
+                else "a run made from a plan (Engine.run_plan), not from files, cannot be"
+                " resumed: once a person approved this hash, run the plan again with"
+                " approve=True",
             )
         by = "person" if tiers else "policy"
         emitter.emit(PlanApproved(run_id=emitter.run_id, plan_hash=bound.plan_hash, by=by))

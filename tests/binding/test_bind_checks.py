@@ -238,6 +238,8 @@ bindings:
     firsts = sorted(p.splitlines()[0] for p in problems)
     assert firsts == [
         "bindings.yaml:10:11 step a: ${nope}: 'work' has no parameter 'nope'",
+        "bindings.yaml:7:13 step a: argument cost of 'work' fails its inputSchema:"
+        " 'many' is not of type 'integer'",
     ]
     fixed = text.replace('"${nope}"', "2")
     problems = _problems(h.plan([h.Step("a", "work", ("i0",))]), fixed)
@@ -245,3 +247,15 @@ bindings:
         "bindings.yaml:7:13 step a: argument cost of 'work' fails its inputSchema:"
         " 'many' is not of type 'integer'"
     ]
+
+
+def test_an_unset_variable_hides_no_schema_problem_of_the_other_arguments() -> None:
+    text = h.BINDINGS.replace('{name: "${x}"}', '{name: 5, cost: "${env.PS_UNSET_VAR}"}')
+    problems = _problems(h.plan([h.Step("a", "work", ("i0",))]), text)
+    firsts = [p.splitlines()[0] for p in problems]
+    assert len(firsts) == 2
+    assert any("environment variable PS_UNSET_VAR is not set" in f for f in firsts)
+    assert any(
+        "argument name of 'work' fails its inputSchema: 5 is not of type 'string'" in f
+        for f in firsts
+    )

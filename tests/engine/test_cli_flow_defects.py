@@ -552,3 +552,19 @@ def test_an_empty_approve_tiers_is_refused_and_runs_nothing(tmp_path: Path) -> N
     assert code == 2
     assert "--approve-tiers '': not a list of tiers" in err
     assert not (home / "runs").exists() or not any((home / "runs").iterdir())
+
+
+def test_run_dir_is_absolute_with_a_relative_home_and_inputs_may_be_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from plansmith.engine import Engine, RunInputs
+
+    eh.write_inputs(tmp_path, n=1)
+    monkeypatch.chdir(tmp_path)
+    engine = Engine("home")  # relative, as `--home home` or the default .plansmith
+    inputs = RunInputs("domain.yaml", "problem.yaml", "servers.json", "bindings.yaml")
+    assert inputs.domain == Path("domain.yaml")
+    run_dir = engine.run_dir("r-1")
+    engine.close()
+    assert run_dir.is_absolute()
+    assert run_dir == tmp_path / "home" / "runs" / "r-1"

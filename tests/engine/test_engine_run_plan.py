@@ -187,7 +187,7 @@ async def test_a_run_of_a_plan_made_elsewhere_cannot_be_resumed_from_files(
     plan, domain = planned(inputs)
     engine = Engine(tmp_path / "home")
     with anyio.fail_after(60):
-        with pytest.raises(ApprovalRequiredError):  # summarise is tier write
+        with pytest.raises(ApprovalRequiredError) as asked:  # summarise is tier write
             await engine.run_plan(
                 plan,
                 domain,
@@ -197,7 +197,15 @@ async def test_a_run_of_a_plan_made_elsewhere_cannot_be_resumed_from_files(
                 run_id="r-await",
             )
         types = [e.type for e in engine.log.events("r-await")]
-        with pytest.raises(ExecutionError, match="cannot be resumed"):
+        with pytest.raises(ExecutionError, match="cannot be resumed") as resumed:
             await engine.resume("r-await", approve=True)
     engine.close()
     assert types == ["RunCreated", "PlanReady", "AwaitingApproval"]
+    # what it says to do can be done: not `plansmith resume`, which cannot resume it
+    assert asked.value.hint is not None
+    assert "plansmith resume" not in asked.value.hint
+    assert "run the plan again with approve=True" in asked.value.hint
+    assert resumed.value.location is None  # a run id is no step
+    code, out, _ = eh.invoke("show", "r-await", "--home", str(tmp_path / "home"))
+    assert code == 0
+    assert "cannot be resumed: run the plan again with approve=True" in out

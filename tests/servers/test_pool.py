@@ -10,7 +10,7 @@ import _server_helpers as sh
 import anyio
 import pytest
 
-from plansmith.errors import ServerStartError, ToolCallError
+from plansmith.errors import ExecutionError, ServerStartError, ToolCallError
 from plansmith.execution import IDEMPOTENCY_META_KEY
 from plansmith.servers import HttpServer, ServerPool, StdioServer
 
@@ -286,3 +286,14 @@ async def _accepting(port: int) -> None:
             return
         except OSError:
             await anyio.sleep(0.05)
+
+
+async def test_a_pool_used_without_async_with_says_so_and_closes_at_once() -> None:
+    pool = ServerPool(sh.servers(sh.in_process()))
+    with anyio.fail_after(10):
+        with pytest.raises(ExecutionError, match="the server pool is not open") as info:
+            await pool.start()
+        assert info.value.hint is not None
+        with pytest.raises(ExecutionError, match="not open"):
+            await pool.call("counter", "work", {"name": "a"})
+        await pool.aclose()  # nothing was started: nothing to wait for

@@ -279,12 +279,16 @@ def _bind_step(
                 producers[inner] = producer
                 references.setdefault((step.id, producer), where)
                 _check_output_name(inner, ref, bindings, where, problems)
+    tool = catalog.tool(binding.server, binding.tool)
+    if tool is not None and tool.input_schema:  # checked whatever else is wrong: all at once
+        try:
+            args_value = render(binding.arguments, lambda r: _bind_time_value(r, params, env))
+        except BindingError:  # a text that is not a reference (said above)
+            pass
+        else:
+            _check_schema(args_value, tool.input_schema, binding, step, problems)
     if len(problems) > start:
         return None
-    tool = catalog.tool(binding.server, binding.tool)
-    if tool is not None and tool.input_schema:
-        args_value = render(binding.arguments, lambda r: _bind_time_value(r, params, env))
-        _check_schema(args_value, tool.input_schema, binding, step, problems)
     in_plan = {s.id for s in plan.steps}
     data_edges = tuple(p for p in producers.values() if p in in_plan and p not in step.after)
     return BoundStep(
@@ -302,10 +306,12 @@ def _bind_step(
 
 
 def _bind_time_value(ref: Ref, params: Mapping[str, StepArg], env: Mapping[str, str]) -> JSONValue:
+    """A reference's value for the schema check; what is not known (another step's
+    output, a parameter or variable already reported missing) is the placeholder."""
     if isinstance(ref, ParamRef):
-        return params[ref.name]
+        return params.get(ref.name, PLACEHOLDER)
     if isinstance(ref, EnvRef):
-        return env[ref.name]
+        return env.get(ref.name, PLACEHOLDER)
     if isinstance(ref, RunRef):
         return f"<run.{ref.field}>"
     return PLACEHOLDER
@@ -399,7 +405,7 @@ def _check_output_paths(plan: Plan, bindings: Bindings, problems: list[Plansmith
                         f"output {name!r} of {action!r}: bad JSONPath: {message.splitlines()[0]}",
                         location=binding.where(f"outputs.{name}"),
                         hint="a JSONPath starts at $, the result document:"
-                        " $.structuredContent.NAME, $.content[0].text, $.json.NAME",
+                        " $.structured.NAME, $.text, $.json.NAME, $.is_error",
                     )
                 )
 

@@ -73,7 +73,11 @@ def load_bindings(path: str | Path) -> Bindings:
         raise BindingError(
             f"cannot read bindings file: {error.strerror or error}",
             location=Location(str(p)),
-            hint="check the path (relative to the current directory) and that you may read it",
+            hint=(
+                "check that the file is there and that you may read it"
+                if p.is_absolute()
+                else f"check the path (relative to {Path.cwd()}) and that you may read it"
+            ),
         ) from None
     try:
         text = data.decode("utf-8-sig")

@@ -433,6 +433,7 @@ def show_command(
 
 def _how_it_stands(run_id: str, events: list[Event]) -> str:
     """``show``'s last line: how the run ended, or what it waits for."""
+    from plansmith.engine import made_from_files
     from plansmith.execution import AwaitingApproval, PlanApproved, RunCreated, RunFinished
 
     finished = [e for e in events if isinstance(e, RunFinished)]
@@ -442,6 +443,13 @@ def _how_it_stands(run_id: str, events: list[Event]) -> str:
         return f"run {run_id}: {last.state}{reason}"
     asked = [e for e in events if isinstance(e, AwaitingApproval | PlanApproved)]
     if asked and isinstance(asked[-1], AwaitingApproval):
+        created = next((e for e in events if isinstance(e, RunCreated)), None)
+        if created is not None and not made_from_files(created.inputs):
+            return (
+                f"run {run_id}: awaiting approval of plan {asked[-1].plan_hash}; it was made"
+                " from a plan (Engine.run_plan), not from files, and cannot be resumed: run"
+                " the plan again with approve=True"
+            )
         return (
             f"run {run_id}: awaiting approval of plan {asked[-1].plan_hash}: approve with"
             f" `plansmith resume {run_id} --yes`"

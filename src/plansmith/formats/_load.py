@@ -50,7 +50,9 @@ def _read(path: str | Path, what: str) -> str:
         raise InputError(
             f"no such {what} file: {file}",
             location=Location(file),
-            hint="check the path (it is relative to the current directory)",
+            hint="check that the file is there"
+            if Path(path).is_absolute()
+            else f"check the path (it is relative to {Path.cwd()})",
         ) from None
     except IsADirectoryError:
         raise InputError(

@@ -36,7 +36,7 @@ from mcp.types import (
 )
 
 from plansmith.binding import ToolCatalog, ToolSpec
-from plansmith.errors import ServerStartError, ToolCallError
+from plansmith.errors import ExecutionError, ServerStartError, ToolCallError
 from plansmith.execution import (
     IDEMPOTENCY_META_KEY,
     RETRYABLE_META_KEY,
@@ -171,6 +171,11 @@ class ServerPool:
 
         Raises ``ServerStartError`` naming every server that failed.
         """
+        if self._tg is None:
+            raise ExecutionError(
+                "the server pool is not open",
+                hint="use it as `async with ServerPool(config) as pool:`",
+            )
         wanted = names if names is not None else self.config.names
         unknown = [n for n in wanted if self.config.get(n) is None]
         if unknown:
@@ -204,6 +209,11 @@ class ServerPool:
         async with self._start_lock:
             conn = self._conns.get(name)
             if conn is None:
+                if self._tg is None:  # nothing made yet: aclose has nothing to wait for
+                    raise ExecutionError(
+                        "the server pool is not open",
+                        hint="use it as `async with ServerPool(config) as pool:`",
+                    )
                 config = self.config.get(name)
                 assert config is not None
                 conn = _Conn(config, _Slots(max(1, config.max_in_flight)))
