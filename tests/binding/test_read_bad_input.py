@@ -11,6 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _fuzz_values import values_of
 from plansmith.binding import Binding, load_bindings, parse_bindings
 from plansmith.errors import BindingError, InputError, Location, ParseError, PlansmithError
 
@@ -440,22 +441,7 @@ WORDS = [
     "bindings", "server", "tool", "arguments", "outputs", "timeout", "retries", "idempotent",
     "tier", "read", "<<", "a", "s", "t", "$.x", "${d}", "no", "1e3", ".nan", "~",
 ]  # fmt: skip
-SCALARS = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(),
-    st.floats(),
-    st.sampled_from(WORDS),
-    st.text(max_size=8),
-)
-VALUES = st.recursive(
-    SCALARS,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4),
-        st.dictionaries(st.one_of(st.sampled_from(WORDS), st.text(max_size=5)), inner, max_size=5),
-    ),
-    max_leaves=25,
-)
+VALUES = values_of(WORDS, max_leaves=25)
 PIECES = st.sampled_from([
     "&x ", "*x", "<<: ", "!foo ", "!!int ", "[", "]", "{", "}", ",", ": ", "\n", "  ", "- ", '"',
     "'", "#", "?", "\t", "\ufeff", "\x00", "1e3",

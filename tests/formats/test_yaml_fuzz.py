@@ -11,6 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _fuzz_values import values_of
 from plansmith.errors import PlansmithError
 from plansmith.formats import parse_domain, parse_problem
 
@@ -37,22 +38,7 @@ WORDS = [
     "exists", "indexed", "publish", "summarise", "notes", "q3", "read", "doc-pipeline",
     "exists(d)", "not summarised(d)", "indexed(notes)", "publish(a)", "d == d", "x(", "on(a, b)",
 ]  # fmt: skip
-SCALARS = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-5, max_value=10**30),
-    st.floats(),
-    st.sampled_from(WORDS),
-    st.text(max_size=12),
-)
-VALUES = st.recursive(
-    SCALARS,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4),
-        st.dictionaries(st.one_of(st.sampled_from(WORDS), st.text(max_size=6)), inner, max_size=5),
-    ),
-    max_leaves=30,
-)
+VALUES = values_of(WORDS, max_leaves=30)
 TOP = st.fixed_dictionaries(
     {"domain": st.sampled_from(["doc-pipeline", "x", ""])},
     optional=dict.fromkeys(WORDS[1:21], VALUES),
