@@ -395,3 +395,31 @@ def test_comments_and_trailing_commas_change_nothing(
     else:
         assert isinstance(second, PlansmithError)
         assert first.message == second.message
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["caf\\u00e9 ", "\\ud83d\\ude00 \\\\ \\/ ", '\\"quoted\\" ', "plain "],
+    ids=["escape", "surrogate-pair-and-escapes", "escaped-quotes", "no-escape"],
+)
+def test_an_unset_variable_after_escapes_is_located_at_its_own_dollar(before: str) -> None:
+    text = '{"mcpServers": {"a": {"command": "' + before + '${env:QA_UNSET_VAR}"}}}'
+    with pytest.raises(ServerConfigError) as info:
+        parse_servers(text, source="s.json", env={})
+    assert info.value.location is not None
+    assert info.value.location.column == text.index("${") + 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=20), st.booleans())
+def test_an_unset_variable_is_located_at_its_dollar_whatever_comes_before(
+    before: str, ascii_only: bool
+) -> None:
+    string = json.dumps(before.replace("$", "") + "${env:QA_UNSET_VAR}", ensure_ascii=ascii_only)
+    text = '{"mcpServers": {"a": {"command": ' + string + "}}}"
+    with pytest.raises(ServerConfigError) as info:
+        parse_servers(text, source="s.json", env={})
+    assert info.value.location is not None
+    before_dollar = text[: text.rindex("${")]
+    assert info.value.location.line == before_dollar.count("\n") + 1
+    assert info.value.location.column == len(before_dollar) - before_dollar.rfind("\n")

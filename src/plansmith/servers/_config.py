@@ -460,8 +460,8 @@ class _Checker:
         value: str = node.value
         raw = self.scanner.text[node.start + 1 : node.end - 1]
 
-        def at(index: int) -> int:  # the offset of value[index], when no escape shifts it
-            return node.start + 1 + index if "\\" not in raw else node.start
+        def at(index: int) -> int:  # the offset in the file of value[index]
+            return node.start + 1 + (index if "\\" not in raw else _raw_offset(raw, index))
 
         parts: list[str] = []
         done = 0
@@ -490,3 +490,21 @@ class _Checker:
             self.fail(node.start, f"{what}: {show(node)}{after} {wrong[0]}", wrong[1])
             return ""
         return expanded
+
+
+def _raw_offset(raw: str, index: int) -> int:
+    """Where, in a JSON string's text ``raw`` (between its quotes), the character
+    ``index`` of its value begins: escapes are longer than what they stand for."""
+    at = 0
+    for _ in range(index):
+        if raw[at] != "\\":
+            at += 1
+        elif raw[at + 1] != "u":
+            at += 2
+        else:
+            code = int(raw[at + 2 : at + 6], 16)
+            at += 6
+            low = raw[at + 2 : at + 6] if raw.startswith("\\u", at) else ""
+            if 0xD800 <= code < 0xDC00 and low and 0xDC00 <= int(low, 16) < 0xE000:
+                at += 6  # a surrogate pair: one character of the value
+    return at
