@@ -41,6 +41,7 @@ from plansmith.errors import (
     Location,
     PlansmithError,
     RunLeasedError,
+    ServerConfigError,
     ServerStartError,
 )
 from plansmith.execution import (
@@ -54,7 +55,9 @@ from plansmith.execution import (
     PlanReady,
     RecordedPart,
     ReplanFn,
+    Replanned,
     Replanner,
+    ReplanRequest,
     ReplayInvoker,
     RunCancelled,
     RunCreated,
@@ -69,6 +72,7 @@ from plansmith.execution import (
     ToolCall,
     ToolInvoker,
     TraceSetup,
+    apply_event,
     bound_to_dict,
     fold,
     iso_time,
@@ -350,6 +354,33 @@ def _file_inputs(run_id: str, inputs: Mapping[str, JSONValue]) -> RunInputs:
                 " `plansmith run` started it",
             )
     return files
+
+
+def _as_recorded(replan: ReplanFn, events: list[Event], problem: Problem) -> ReplanFn:
+    """``replan``, brought to where the run's recorded replans left it.
+
+    An HTN replanner decomposes the tasks that remain of the plan in force, which it
+    keeps between calls; a resumed run's replanner starts from the first plan. The
+    planner is deterministic, so each recorded replan is made again, from the state the
+    run had then (its requests are folded from the log as the runner made them), and the
+    replanner's plan in force is the run's again. A classical replanner keeps nothing.
+    """
+    if not problem.tasks:
+        return replan
+    state = RunState(events[0].run_id if events else "")
+    for event in events:
+        if isinstance(event, Replanned) and state.bound is not None:
+            by_id = {s.id: s.step for s in state.bound.steps}
+            failed = [*state.failed_all, *state.failed_pending]
+            replan(
+                ReplanRequest(
+                    succeeded=tuple(by_id[i] for i in state.order if i in by_id),
+                    failed=tuple(by_id[i] for i in failed if i in by_id),
+                    replans=state.replans,
+                )
+            )
+        apply_event(state, event)
+    return replan
 
 
 def _local_pool(config: ServersConfig, errlog: TextIO | None) -> ServerPool:
@@ -804,10 +835,19 @@ class Engine:
                 f"run {run_id} stopped before its plan was bound", hint="start a new run"
             )
         ctx = _Context.load(_file_inputs(run_id, info.inputs))
-        # HTN replanning after a resume starts from the run's first plan (replans
-        # record bound steps, not a decomposition).
+        # the run's first plan; the replans recorded after it are made again (below), so
+        # that an HTN replanner decomposes what remains of the plan in force
         first = parse_plan_json(json.dumps(state.plan))
         errlog_path = self.run_dir(run_id) / "servers.log"
+        missing = sorted({s.server for s in bound.steps} - set(ctx.config.names))
+        if missing:  # before it is approved: a servers file edited since the run began
+            raise ServerConfigError(
+                f"run {run_id} calls server(s) {', '.join(map(repr, missing))}, which the"
+                f" servers file no longer names",
+                location=Location(str(ctx.config.source)) if ctx.config.source else None,
+                hint=f"put them back in {ctx.config.source or 'the servers file'} (the run"
+                " goes on with the plan it recorded), or start a new run",
+            )
         emitter = self._emitter(run_id, state.last_seq, subscribe)
         if state.approved is None or state.approved != state.plan_hash:
             self._approve(emitter, bound, ApprovalPolicy(), approve=approve)
@@ -829,7 +869,9 @@ class Engine:
                     invoker,
                     max_parallel=max_parallel,
                     limits=_limits(ctx.config),
-                    replan=ctx.replan_fn(catalog, first),
+                    replan=_as_recorded(
+                        ctx.replan_fn(catalog, first), self.log.events(run_id), ctx.problem
+                    ),
                 )
                 try:
                     return await self._run_runner(runner)

@@ -568,3 +568,21 @@ def test_run_dir_is_absolute_with_a_relative_home_and_inputs_may_be_text(
     engine.close()
     assert run_dir.is_absolute()
     assert run_dir == tmp_path / "home" / "runs" / "r-1"
+
+
+def test_resume_of_a_run_whose_server_left_the_servers_file_is_refused_before_approval(
+    tmp_path: Path,
+) -> None:
+    inputs = eh.write_inputs(tmp_path, n=1)
+    home = ["--home", str(tmp_path / "home")]
+    code, _, err = invoke("run", *files(inputs), *home)
+    assert code == 6
+    run_id = re.findall(r"plansmith resume (r-\w+)", err)[0]
+    inputs.servers.write_text(inputs.servers.read_text().replace('"counter"', '"ctr"'))
+    code, _, err = invoke("resume", run_id, "--yes", *home)
+    assert code == 2
+    assert "calls server(s) 'counter', which the servers file no longer names" in err
+    code, out, _ = invoke("show", run_id, "--json", *home)
+    types = [json.loads(line)["type"] for line in out.splitlines()]
+    assert types[-1] == "AwaitingApproval"  # not approved, not failed: it can go on
+    assert "PlanApproved" not in types

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import _engine_helpers as eh
 import anyio
 import pytest
 
-from plansmith.engine import Engine
+from plansmith.engine import Engine, RunInputs
 from plansmith.errors import ApprovalRequiredError, BindingError, ExecutionError
-from plansmith.execution import Event, MemoryRunLog, StepSucceeded
+from plansmith.execution import Event, MemoryRunLog, Replanned, StepSucceeded
 
 pytestmark = pytest.mark.anyio
 
@@ -139,28 +141,79 @@ async def test_replan_needing_a_tier_the_approval_did_not_cover_stops_the_run(
     engine.close()
 
 
-async def test_htn_run_replans_with_the_next_method(tmp_path: Path) -> None:
+def _htn_with_summarise_down(tmp_path: Path) -> RunInputs:
+    """Two documents to publish (HTN), where ``summarise`` always fails: each
+    ``publish`` is replanned with its next method (``summarise_alt``)."""
     failing = eh.BINDINGS.replace(
         '    tool: work\n    arguments: {name: "${d}"}',
         '    tool: fail\n    arguments: {message: "down"}',
         1,
     )
     failing = failing.replace('"${summarise(d).done}"', '"${d}"')
-    inputs = eh.write_inputs(tmp_path, n=2, bindings=failing, htn=True)
+    return eh.write_inputs(tmp_path, n=2, bindings=failing, htn=True)
+
+
+#: the steps that succeed in such a run, in order
+BY_THE_NEXT_METHOD = [
+    ("summarise_alt", ("d0",)),
+    ("index", ("d0",)),
+    ("summarise_alt", ("d1",)),
+    ("index", ("d1",)),
+]
+
+
+async def test_htn_run_replans_with_the_next_method(tmp_path: Path) -> None:
+    inputs = _htn_with_summarise_down(tmp_path)
     engine = Engine(tmp_path / "home")
     with anyio.fail_after(60):
         outcome = await engine.run(inputs, approve=True)
     assert outcome.state == "succeeded", outcome.reason
     events = engine.log.events(outcome.run_id)
     done = [(e.action, e.args) for e in events if isinstance(e, StepSucceeded)]
-    assert done == [
-        ("summarise_alt", ("d0",)),
-        ("index", ("d0",)),
-        ("summarise_alt", ("d1",)),
-        ("index", ("d1",)),
-    ]
+    assert done == BY_THE_NEXT_METHOD
     assert [e.type for e in events].count("Replanned") == 2
     engine.close()
+
+
+async def test_an_htn_run_killed_after_a_replan_resumes_to_the_same_end(tmp_path: Path) -> None:
+    """The log a killed engine leaves just after the first replan: the resumed run
+    replans again from the plan in force (not from the first plan, whose finished task
+    would seem to remain and could no longer be decomposed), as the run did unkilled."""
+    inputs = _htn_with_summarise_down(tmp_path)
+    whole = Engine(tmp_path / "home")
+    with anyio.fail_after(60):
+        outcome = await whole.run(inputs, approve=True, max_parallel=1)
+    recorded = whole.log.events(outcome.run_id)
+    info = whole.log.run(outcome.run_id)
+    whole.close()
+    assert outcome.state == "succeeded", outcome.reason
+    cut = next(k for k, e in enumerate(recorded) if isinstance(e, Replanned)) + 1
+    killed = Engine(tmp_path / "killed")  # what an engine killed there left
+    killed.log.create_run(outcome.run_id, info.created, info.inputs)
+    for event in recorded[:cut]:
+        killed.log.append(event)
+    killed.log.flush()
+    killed.close()
+    done = subprocess.run(  # the CLI, as a user resumes it (its own event loop)
+        [
+            *(str(Path(sys.executable).parent / "plansmith"), "resume", outcome.run_id),
+            *("--yes", "--max-parallel", "1", "--home", str(tmp_path / "killed")),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    code, err = done.returncode, done.stderr
+    assert code == 0, err
+    # the plan in force: the replan's four steps, not those it replaced
+    assert f"run {outcome.run_id}: resumed with 0 of 4 steps done" in " ".join(err.split())
+    killed = Engine(tmp_path / "killed")
+    events = killed.log.events(outcome.run_id)
+    killed.close()
+    done = [(e.action, e.args) for e in events if isinstance(e, StepSucceeded)]
+    assert done == BY_THE_NEXT_METHOD
+    assert [e.type for e in events].count("Replanned") == 2
 
 
 async def test_replay_of_a_log_missing_an_outcome_is_a_clear_error(tmp_path: Path) -> None:

@@ -218,13 +218,16 @@ def resume_command(
         _exit_for(state.finished)
         return
     done = sum(st is StepState.SUCCEEDED for st in state.states.values())
+    # the steps of the plan in force: not those a replan gave up (failed, dropped)
+    live = (StepState.SUCCEEDED, StepState.PENDING, StepState.RUNNING)
+    total = sum(st in live for st in state.states.values())
 
     async def go(sink: Callable[[object], None]) -> object:
         return await engine.resume(run_id, approve=yes, max_parallel=max_parallel, subscribe=sink)
 
     with Interrupts(engine, run_id) as interrupts:  # until the log is closed
         try:
-            outcome = _drive(interrupts, as_json, go, (len(state.states), done))
+            outcome = _drive(interrupts, as_json, go, (total, done))
         finally:
             engine.close()
     _exit_for(getattr(outcome, "state", "cancelled"), interrupts.exit_code)
