@@ -1,11 +1,15 @@
-"""Hypothesis strategies shared by the fuzz tests of the YAML/JSON readers: documents made
-of a reader's own words and of any other scalar, nested in lists and mappings."""
+"""What the fuzz tests of the YAML/JSON readers share: documents made of a reader's own
+words and of any other scalar, nested in lists and mappings, and the check that a reader
+raises nothing but a plansmith error."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
+
+from plansmith.errors import PlansmithError
 
 
 def values_of(words: list[str], *, max_leaves: int = 30) -> st.SearchStrategy[Any]:
@@ -26,3 +30,12 @@ def values_of(words: list[str], *, max_leaves: int = 30) -> st.SearchStrategy[An
         ),
         max_leaves=max_leaves,
     )
+
+
+def plansmith_error(read: Callable[[], object]) -> PlansmithError | None:
+    """The plansmith error ``read`` raises, or None; any other exception fails the test."""
+    try:
+        read()
+    except PlansmithError as error:
+        return error
+    return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from _fuzz_values import values_of
+from _fuzz_values import plansmith_error, values_of
 from plansmith.binding import Binding, load_bindings, parse_bindings
 from plansmith.errors import BindingError, InputError, Location, ParseError, PlansmithError
 
@@ -448,17 +447,8 @@ PIECES = st.sampled_from([
 ])  # fmt: skip
 
 
-def _error(read: Callable[[], object]) -> PlansmithError | None:
-    """The plansmith error ``read`` raises, or None; any other exception fails the test."""
-    try:
-        read()
-    except PlansmithError as error:
-        return error
-    return None
-
-
 def _read_or_plansmith_error(text: str, source: str = "p.yaml") -> None:
-    error = _error(lambda: parse_bindings(text, source=source))
+    error = plansmith_error(lambda: parse_bindings(text, source=source))
     for each in [] if error is None else [error, *getattr(error, "problems", ())]:
         assert each.location is not None
         assert each.location.file == source
@@ -497,7 +487,7 @@ def test_any_bytes_in_a_file_give_bindings_or_a_plansmith_error(
 ) -> None:
     path = tmp_path_factory.mktemp("fuzz") / "b.yaml"
     path.write_bytes(prefix + data)
-    error = _error(lambda: load_bindings(path))
+    error = plansmith_error(lambda: load_bindings(path))
     if error is not None:
         assert error.location is not None
         assert error.location.file == str(path)

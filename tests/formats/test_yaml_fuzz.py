@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +10,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from _fuzz_values import values_of
-from plansmith.errors import PlansmithError
+from _fuzz_values import plansmith_error, values_of
 from plansmith.formats import parse_domain, parse_problem
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -46,19 +44,10 @@ TOP = st.fixed_dictionaries(
 SLOW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _error(read: Callable[[], object]) -> PlansmithError | None:
-    """The plansmith error ``read`` raises, or None; any other exception fails the test."""
-    try:
-        read()
-    except PlansmithError as error:
-        return error
-    return None
-
-
 def _only_plansmith_errors(text: str, syntax: Any) -> None:
     for error in (
-        _error(lambda: parse_domain(text, file="fuzz", syntax=syntax)),
-        _error(lambda: parse_problem(text, DOMAIN, file="fuzz", syntax=syntax)),
+        plansmith_error(lambda: parse_domain(text, file="fuzz", syntax=syntax)),
+        plansmith_error(lambda: parse_problem(text, DOMAIN, file="fuzz", syntax=syntax)),
     ):
         assert error is None or error.location is not None
 
@@ -109,9 +98,9 @@ def test_mutated_example_files_raise_only_plansmith_errors(
     texts = (DOMAIN_TEXTS if kind == "domain" else PROBLEM_TEXTS)[syntax]
     text = _mutate(texts[index % len(texts)], edits)
     if kind == "domain":
-        error = _error(lambda: parse_domain(text, file="m", syntax=syntax))
+        error = plansmith_error(lambda: parse_domain(text, file="m", syntax=syntax))
     else:
-        error = _error(lambda: parse_problem(text, DOMAIN, file="m", syntax=syntax))
+        error = plansmith_error(lambda: parse_problem(text, DOMAIN, file="m", syntax=syntax))
     assert error is None or (error.location is not None and error.location.file == "m")
 
 
