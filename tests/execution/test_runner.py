@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import _exec_helpers as h
 import anyio
 import pytest
@@ -21,6 +23,8 @@ from plansmith.execution import (
 )
 
 pytestmark = pytest.mark.anyio
+
+FakeCall = Callable[[ToolCall], Awaitable[ToolResult]]
 
 
 @pytest.fixture
@@ -406,3 +410,34 @@ async def test_halt_stops_as_a_killed_engine_does_and_records_nothing_more() -> 
     types = [e.type for e in log.events("run-1")]
     assert types[-1] == "StepStarted"
     assert not {"StepFailed", "RunCancelled", "RunFinished"} & set(types)
+
+
+async def test_a_retried_step_s_duration_is_its_last_attempt_s_call_not_the_backoff() -> None:
+    now = [0.0]  # a clock that moves only by the calls' time and the backoffs
+
+    async def slow_then_ok(call: ToolCall) -> ToolResult:
+        now[0] += 0.5 * call.attempt  # attempt 1: 0.5 s, 2: 1.0 s, 3: 1.5 s
+        if call.attempt < 3:
+            return ToolResult(None, "try again", is_error=True, retryable=True)
+        return await work_ok(call)
+
+    async def fail_each_time(call: ToolCall) -> ToolResult:
+        now[0] += 0.25
+        return ToolResult(None, "no", is_error=True, retryable=True)
+
+    async def backoff(delay: float) -> None:
+        now[0] += 10.0 + delay
+
+    async def last_end(call: FakeCall) -> StepSucceeded | StepFailed:
+        log, state = h.start_run(h.bound(h.chain(1)))
+        runner = Runner(FakeInvoker(call), log, state, sleep=backoff, monotonic=lambda: now[0])
+        with anyio.fail_after(10):
+            await runner.run()
+        return [e for e in log.events("run-1") if isinstance(e, StepSucceeded | StepFailed)][-1]
+
+    done = await last_end(slow_then_ok)
+    assert (done.type, done.attempt, done.duration_ms) == ("StepSucceeded", 3, 1500.0)
+    failed = await last_end(fail_each_time)
+    assert failed.type == "StepFailed"
+    assert failed.attempt > 1
+    assert failed.duration_ms == 250.0

@@ -44,8 +44,9 @@ def check_command(
     engine = Engine(home, log=MemoryRunLog())
     inputs = RunInputs(domain, problem, servers, bindings)
     plan, bound, catalog = anyio.run(engine.check, inputs)
-    tools = sum(len(t) for _, t in catalog.servers)
+    offered = sum(len(t) for _, t in catalog.servers)
+    used = len({(step.server, step.tool) for step in bound.steps})
     typer.echo(
-        f"ok: {len(bound.steps)} steps bound to {tools} tools on "
+        f"ok: {len(bound.steps)} steps bound to {used} of the {offered} tools of "
         f"{len(catalog.servers)} server(s); plan {plan.hash}"
     )

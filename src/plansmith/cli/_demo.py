@@ -5,13 +5,16 @@ from __future__ import annotations
 import time
 from importlib.resources import files
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from plansmith.cli._app import app, guarded
 from plansmith.errors import InputError
 from plansmith.model import Plan
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__: list[str] = []
 
@@ -65,21 +68,17 @@ def demo_command(
 ) -> None:
     """Plan PCR prep and run it on the Opentrons simulator (`lab`), or plan a shipped example."""
     if example == "bio":
-        from rich.console import Console
-
         from plansmith.cli._demo_bio import run_bio_demo
 
-        run_bio_demo(Console(), (home / "demo-bio").resolve(), blast_fails=blast_fails)
+        run_bio_demo(_console(), (home / "demo-bio").resolve(), blast_fails=blast_fails)
         return
     if example in (DEFAULT_DEMO, BIO_DEMO):
-        from rich.console import Console
-
         from plansmith.cli._demo_lab import run_bio_opentrons_demo, run_lab_demo
 
         try:
             if example == DEFAULT_DEMO:
                 ok = run_lab_demo(
-                    Console(),
+                    _console(),
                     samples=samples,
                     channels=channels,
                     cycles=cycles,
@@ -87,7 +86,7 @@ def demo_command(
                 )
             else:
                 ok = run_bio_opentrons_demo(
-                    Console(), scenario=scenario, tip_racks=tip_racks, home=home.resolve()
+                    _console(), scenario=scenario, tip_racks=tip_racks, home=home.resolve()
                 )
         except ValueError as error:  # an option out of range
             raise InputError(str(error), hint="see `plansmith demo --help`") from None
@@ -95,6 +94,15 @@ def demo_command(
             raise typer.Exit(1)
         return
     _plan_example(example)
+
+
+def _console() -> Console:
+    """The demos' console: to a terminal it wraps lines at its width; to a pipe or a
+    file (a log, CI) it leaves each line whole (a path or a command is not cut in two)."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(soft_wrap=True)
 
 
 def _plan_example(example: str) -> None:

@@ -528,7 +528,9 @@ class Runner:
                     raise unasked from None
             except ToolCallError as error:
                 inner = self._classified if timeout is not None else self._classified_untimed
-                retry = RetryInvoker(inner, bound.policy, self._on_retry(bound), self.sleep)
+                retry = RetryInvoker(
+                    inner, bound.policy, self._on_retry(bound), self.sleep, self.monotonic
+                )
                 result = await retry.after_failure(call, error)
             paths = info.paths
             outputs = _pick_result(result, paths) if paths is not None else None
@@ -540,7 +542,7 @@ class Runner:
                 emitter.new(
                     StepFailed,
                     attempt=retry.attempt if retry is not None else attempt,
-                    duration_ms=_millis(self.monotonic() - t0),
+                    duration_ms=_millis(self.monotonic() - _began(t0, retry)),
                     error_class=error.error_class,
                     message=error.message,
                     retryable=error.retryable,
@@ -550,7 +552,8 @@ class Runner:
                 defer=True,
             )
             return
-        duration_ms = _millis(self.monotonic() - t0)  # the call's, not the packing's
+        # the last attempt's call: not the packing, nor earlier attempts and their backoff
+        duration_ms = _millis(self.monotonic() - _began(t0, retry))
         # packed before the seq is taken: a blob store that fails leaves no gap in seq
         packed_outputs, packed_result = emitter.pack_step(outputs, result)
         emitter.seq += 1
@@ -737,6 +740,13 @@ def _sole_cause(error: BaseException) -> BaseException:
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]
     return error
+
+
+def _began(first: float, retry: RetryInvoker | None) -> float:
+    """When the step's last attempt began: its first, or the last the retries made."""
+    if retry is None or retry.started is None:
+        return first
+    return retry.started
 
 
 def _millis(seconds: float) -> float:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
@@ -121,13 +122,21 @@ class RetryInvoker:
     """Tries a call again, by its failure class's rule, with backoff; ``attempt`` is the last."""
 
     def __init__(
-        self, inner: ToolInvoker, policy: StepPolicy, on_retry: OnRetry, sleep: Sleep
+        self,
+        inner: ToolInvoker,
+        policy: StepPolicy,
+        on_retry: OnRetry,
+        sleep: Sleep,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.inner = inner
         self.policy = policy
         self.on_retry = on_retry
         self.sleep = sleep
+        self.clock = clock
         self.attempt = 0
+        #: ``clock()`` as the last attempt it made began, after its backoff (None: none)
+        self.started: float | None = None
 
     async def invoke(self, call: ToolCall) -> ToolResult:
         self.attempt = call.attempt
@@ -155,6 +164,7 @@ class RetryInvoker:
             attempt += 1
             self.attempt = attempt
             this = replace(call, attempt=attempt)
+            self.started = self.clock()
             try:
                 return await self.inner.invoke(this)
             except ToolCallError as again:
