@@ -55,8 +55,15 @@ def exit_code(error: PlansmithError) -> int:
 
 
 def fail(error: PlansmithError) -> NoReturn:
-    """Print ``error`` (location, message, hint) on stderr and exit with its code."""
+    """Print ``error`` (location, message, hint) on stderr and exit with its code; an
+    internal error (a fault of plansmith's code, not of the input) with the traceback of
+    its cause, for a bug report."""
     sys.stderr.write(f"error: {error}\n")
+    cause = error.__cause__
+    if error.message.startswith("internal error") and cause is not None:
+        import traceback
+
+        sys.stderr.write("".join(traceback.format_exception(cause)))
     raise typer.Exit(exit_code(error))
 
 

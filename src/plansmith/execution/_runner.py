@@ -190,7 +190,7 @@ class Runner:
                 self._finish_cancelled(self._cancel_reason or "the engine was interrupted")
             raise
         except Exception as error:
-            cause = _sole_cause(error)  # the task group's group of one
+            cause = _first_cause(error)  # of the task group's group (steps in parallel)
             if isinstance(cause, PlansmithError):  # a located error (the log, a blob): its own
                 where = f"{cause.location}: " if cause.location is not None else ""
                 reason = where + cause.message
@@ -198,7 +198,12 @@ class Runner:
                 raise cause from None
             reason = f"internal error: {type(cause).__name__}: {cause}"
             self.emit(RunFinished(run_id=self.state.run_id, state="failed", reason=reason))
-            raise
+            raise ExecutionError(
+                reason,
+                hint="not a tool's failure but a fault in the code that calls the tools or"
+                " watches the run (plansmith's, or an invoker or view of your own): its"
+                " traceback is this error's __cause__; please report it with that",
+            ) from cause
         if self._halted:
             self.emitter.flush()  # what the steps recorded before the stop
             return RunOutcome(self.state.run_id, "stopped", None, self._outputs())
@@ -380,7 +385,10 @@ class Runner:
         st = self.state
         assert st.bound is not None
         failed_ids = [*st.failed_all, *st.failed_pending]
-        failures = ", ".join(st.failed_pending)
+        failures = ", ".join(  # each with its cause: the outcome's reason says why
+            f"{step} ({_first_line(st.failures.get(step, 'no reason recorded'))})"
+            for step in st.failed_pending
+        )
         if self.replan is None:
             self._failure_reason = f"step(s) {failures} failed and replanning is off"
             return False
@@ -735,11 +743,26 @@ def _pick_result(result: ToolResult, paths: tuple[ResultPath, ...]) -> Any:
     return values
 
 
-def _sole_cause(error: BaseException) -> BaseException:
-    """The one exception inside nested groups of one (the error itself otherwise)."""
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
-    return error
+def _first_cause(error: BaseException) -> BaseException:
+    """The first exception inside nested groups (the error itself otherwise); a plansmith
+    error before any other (a view that stops the run while several steps are in flight
+    makes a group of its error, once for each of them)."""
+    leaves: list[BaseException] = []
+    stack = [error]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, BaseExceptionGroup):
+            stack.extend(reversed(item.exceptions))
+        else:
+            leaves.append(item)
+    ours = [leaf for leaf in leaves if isinstance(leaf, PlansmithError)]
+    return (ours or leaves or [error])[0]
+
+
+def _first_line(text: str, most: int = 200) -> str:
+    """The first line of ``text``, cut to ``most`` characters."""
+    line = text.split("\n", 1)[0]
+    return line if len(line) <= most else line[: most - 3] + "..."
 
 
 def _began(first: float, retry: RetryInvoker | None) -> float:
