@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
@@ -32,6 +33,7 @@ from typing import TextIO
 
 import anyio
 
+from plansmith._run_digests import KINDS, ChangedInput, changed_inputs, file_digests
 from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind, load_bindings
 from plansmith.errors import (
     ApprovalRequiredError,
@@ -119,6 +121,7 @@ __all__ = [
     "Engine",
     "open_engine",
     "RunInputs",
+    "ChangedInput",
     "RunTools",
     "ReplanFactory",
     "load_problem_files",
@@ -171,9 +174,24 @@ def load_problem_files(domain: Path, problem: Path) -> Problem:
     return load_problem(problem, load_domain(domain))
 
 
-def make_plan(problem: Problem) -> Plan:
-    """The planner's one entry point (classical or HTN)."""
-    return plan_problem(problem)
+def make_plan(problem: Problem, *, should_stop: Callable[[], bool] | None = None) -> Plan:
+    """The planner's one entry point (classical or HTN); the search stops (with
+    ``LimitReachedError``) once ``should_stop`` returns true."""
+    return plan_problem(problem, should_stop=should_stop)
+
+
+async def _plan_in_thread(problem: Problem) -> Plan:
+    """``make_plan(problem)`` in a worker thread, so that the event loop (its signal
+    handlers, the other runs of a service) goes on while the planner searches. A cancel
+    returns at once and stops the abandoned search at its next check point: no search
+    outlives it, burning a CPU and holding up the process's exit."""
+    stop = threading.Event()
+    try:
+        return await anyio.to_thread.run_sync(
+            lambda: make_plan(problem, should_stop=stop.is_set), abandon_on_cancel=True
+        )
+    finally:
+        stop.set()
 
 
 def ban_failed(problem: Problem, state: State, failed: frozenset[StepKey]) -> Problem:
@@ -392,9 +410,10 @@ INTERRUPTED = "the engine was interrupted"
 
 
 class _Starting:
-    """A run whose servers start (or whose plan is bound), in ``starts`` while entered:
-    ``Engine.cancel`` sets ``reason`` and cancels ``scope``, which the ``with`` block
-    then ends (the run is recorded cancelled, see ``Engine._cancelled_starting``)."""
+    """A run being planned, or whose servers start (or whose plan is bound), in ``starts``
+    while entered: ``Engine.cancel`` sets ``reason`` and cancels ``scope``, which the
+    ``with`` block then ends (the run is recorded cancelled, see
+    ``Engine._cancelled_starting``)."""
 
     def __init__(self, run_id: str, starts: dict[str, _Starting]) -> None:
         self.run_id = run_id
@@ -495,7 +514,7 @@ class Engine:
     async def check(self, inputs: RunInputs) -> tuple[Plan, BoundPlan, ToolCatalog]:
         """Plan, start the servers the bindings use, and bind: raises with every problem."""
         problem = load_problem_files(inputs.domain, inputs.problem)
-        plan = make_plan(problem)
+        plan = await _plan_in_thread(problem)
         bindings, config = load_run_files(inputs.bindings, inputs.servers)
         used = self.servers_used(bindings, plan, config)
         failed: ServerStartError | None = None
@@ -556,16 +575,34 @@ class Engine:
         run_id: str | None = None,
     ) -> RunOutcome:
         """Plan from ``inputs``' files, then ``run_plan`` (replanning with the classical or
-        HTN replanner); the inputs are stored with the run, so that it can be resumed."""
+        HTN replanner); the inputs are stored with the run, with their contents' digests,
+        so that it can be resumed (and ``changed_inputs`` can tell what changed since).
+
+        The planner searches in a worker thread: cancelling the caller's task stops the
+        search and records nothing; ``cancel(run_id)`` stops it and records the run
+        cancelled, as when it is cancelled while its servers start."""
         inputs = inputs.resolved()  # recorded so: resume works from any directory
+        paths = inputs.to_dict()
+        digests = file_digests({k: Path(paths[k]) for k in KINDS})  # before loading
+        recorded: dict[str, JSONValue] = {**paths, **digests}
         ctx = _Context.load(inputs)
-        plan = make_plan(ctx.problem)
+        run_id = run_id or self.new_run_id()
+        with self._starting(run_id) as start:
+            plan = await _plan_in_thread(ctx.problem)
+        if start.reason is not None:  # ``cancel`` while the planner searched
+
+            async def cancelled() -> RunOutcome:
+                emitter, _ = self._create_run(run_id, recorded, subscribe)
+                self._cancelled_starting(emitter, start)
+                return start.outcome()
+
+            return await self._driven(run_id, cancelled)
         return await self.run_plan(
             plan,
             ctx.problem.domain,
             ctx.bindings,
             ctx.config,
-            inputs=dict(inputs.to_dict()),
+            inputs=recorded,
             run_id=run_id,
             approve=approve,
             policy=policy,
@@ -632,11 +669,7 @@ class Engine:
         subscribe: Subscriber | None,
         replan: ReplanFactory | None,
     ) -> RunOutcome:
-        self.run_dir(run_id)  # before the run is recorded: a home it cannot write makes none
-        self.log.create_run(run_id, iso_time(utc_now()), inputs)
-        emitter = self._emitter(run_id, 0, subscribe)
-        traced = self._trace(emitter)
-        emitter.emit(RunCreated(run_id=run_id, inputs=dict(inputs)))
+        emitter, traced = self._create_run(run_id, inputs, subscribe)
         with self._starting(run_id) as start:
             async with AsyncExitStack() as stack:
                 try:
@@ -700,6 +733,17 @@ class Engine:
         pool = await stack.enter_async_context(self.open_pool(config, errlog))
         catalog = await pool.start(self.servers_used(bindings, plan, config))
         return RunTools(catalog, McpInvoker(pool), _limits(config))
+
+    def _create_run(
+        self, run_id: str, inputs: dict[str, JSONValue], subscribe: Subscriber | None
+    ) -> tuple[Emitter, Callable[[ToolInvoker], ToolInvoker]]:
+        """Record ``run_id`` (``RunCreated``); its emitter, and how to trace its invoker."""
+        self.run_dir(run_id)  # before the run is recorded: a home it cannot write makes none
+        self.log.create_run(run_id, iso_time(utc_now()), inputs)
+        emitter = self._emitter(run_id, 0, subscribe)
+        traced = self._trace(emitter)
+        emitter.emit(RunCreated(run_id=run_id, inputs=dict(inputs)))
+        return emitter, traced
 
     def _emitter(self, run_id: str, last_seq: int, subscribe: Subscriber | None) -> Emitter:
         emitter = Emitter(self.log, run_id, last_seq=last_seq)
@@ -769,15 +813,16 @@ class Engine:
             self._runners.pop(run_id, None)
 
     def _starting(self, run_id: str) -> _Starting:
-        """While ``run_id``'s servers start and its plan is bound: ``cancel`` cancels
-        ``start.scope`` (the run is then recorded cancelled, see ``_cancelled_starting``)."""
+        """While ``run_id`` is planned, or its servers start and its plan is bound:
+        ``cancel`` cancels ``start.scope`` (the run is then recorded cancelled, see
+        ``_cancelled_starting``)."""
         return _Starting(run_id, self._starts)
 
     def _cancelled_starting(self, emitter: Emitter, start: _Starting) -> None:
-        """Record a run cancelled before its runner ran (servers starting, binding), as the
-        runner records one cancelled later: by ``cancel`` with its reason, else (the task
-        was cancelled, Ctrl-C) "the engine was interrupted". Not when its lease was lost:
-        the run is another engine's now."""
+        """Record a run cancelled before its runner ran (planning, servers starting,
+        binding), as the runner records one cancelled later: by ``cancel`` with its reason,
+        else (the task was cancelled, Ctrl-C) "the engine was interrupted". Not when its
+        lease was lost: the run is another engine's now."""
         if start.run_id in self._leases_lost:
             return
         reason = start.reason or INTERRUPTED
@@ -785,11 +830,11 @@ class Engine:
         emitter.emit(RunFinished(run_id=start.run_id, state="cancelled", reason=reason))
 
     def cancel(self, run_id: str, reason: str = "cancelled") -> bool:
-        """Cancel ``run_id`` if this engine is starting or running it: its servers'
-        start-up or its calls in flight are cancelled and it ends ``cancelled`` with
-        ``reason`` (``RunCancelled`` and ``RunFinished`` in its log); its ``run`` or
-        ``resume`` then returns. False when this engine is not driving it (not started
-        yet, or finished): the caller stops it otherwise, e.g. by cancelling the task
+        """Cancel ``run_id`` if this engine is starting or running it: its planner's
+        search, its servers' start-up or its calls in flight are cancelled and it ends
+        ``cancelled`` with ``reason`` (``RunCancelled`` and ``RunFinished`` in its log); its
+        ``run`` or ``resume`` then returns. False when this engine is not driving it (not
+        started yet, or finished): the caller stops it otherwise, e.g. by cancelling the task
         that runs it."""
         runner = self._runners.get(run_id)
         if runner is not None:
@@ -801,6 +846,13 @@ class Engine:
             start.scope.cancel()
             return True
         return start is not None  # cancelled already
+
+    def changed_inputs(self, run_id: str) -> tuple[ChangedInput, ...]:
+        """The input files of ``run_id`` whose contents are not those the run was made
+        from (each with what that means for a resume: the recorded plan goes on, a replan
+        or the servers use the file as it is now), or gone. Empty for a run recorded
+        without digests (by an older plansmith) or made from a plan (``run_plan``)."""
+        return changed_inputs(self.log.run(run_id).inputs)
 
     async def resume(
         self,

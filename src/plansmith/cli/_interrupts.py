@@ -29,14 +29,15 @@ _REASONS: dict[int, str] = {
 class Interrupts:
     """Ctrl-C (SIGINT) and SIGTERM while ``run`` or ``resume`` drives a run.
 
-    The first cancels the run: ``Engine.cancel`` (its start-up or its calls in flight are
-    cancelled and it is recorded ``cancelled`` with the signal's reason), then its tool
-    servers are stopped and the command exits 128 + the signal's number (130, 143). The
-    second says what it is waiting for; the third quits at once. The handlers only note
-    the signal and hand it to the event loop (as ``asyncio.run``'s own SIGINT handler
-    does), so no ``KeyboardInterrupt`` lands inside the engine or in the loop's shutdown,
-    whenever the signal comes. A signal that the command was started with ignored
-    (``nohup``, a background job) stays ignored.
+    The first cancels the run: ``Engine.cancel`` (its planner's search, its start-up or its
+    calls in flight are cancelled and it is recorded ``cancelled`` with the signal's
+    reason; the planner searches in a worker thread, so the event loop acts on it at
+    once), then its tool servers are stopped and the command exits 128 + the signal's
+    number (130, 143). The second says what it is waiting for; the third quits at once.
+    The handlers only note the signal and hand it to the event loop (as ``asyncio.run``'s
+    own SIGINT handler does), so no ``KeyboardInterrupt`` lands inside the engine or in
+    the loop's shutdown, whenever the signal comes. A signal that the command was started
+    with ignored (``nohup``, a background job) stays ignored.
     """
 
     def __init__(self, engine: Engine, run_id: str) -> None:

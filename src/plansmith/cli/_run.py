@@ -204,9 +204,17 @@ def resume_command(
     )
     try:
         state = fold(run_id, engine.log.events(run_id))
+        changed = engine.changed_inputs(run_id) if state.finished is None else ()
     except BaseException:
         engine.close()
         raise
+    for file in changed:  # a file that is gone: the resume says so (exit 2)
+        if file.now is not None:
+            typer.echo(
+                f"warning: run {run_id}: its {file.kind} file {file.path} changed since the"
+                f" run began: {file.meaning}",
+                err=True,
+            )
     if state.finished is not None:  # nothing to continue: say so
         engine.close()
         why = f" ({state.finished_reason})" if state.finished_reason else ""

@@ -24,18 +24,25 @@ def plan(
     options: PlanOptions | None = None,
     *,
     clock: Callable[[], float] = time.perf_counter,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Plan:
-    """Plan ``problem``. Raises UnsolvableError (none exists) or LimitReachedError."""
+    """Plan ``problem``. Raises UnsolvableError (none exists) or LimitReachedError.
+
+    ``should_stop``, when given, is called every few dozen expansions (HTN: decomposition
+    steps); once it returns true the search stops with LimitReachedError. A caller that
+    runs the planner in a thread and gives up on it (Ctrl-C, a cancelled request) uses it
+    to stop the search, e.g. with a ``threading.Event``'s ``is_set``.
+    """
     options = options or PlanOptions()
     if problem.tasks:
         # HTN is a dozen modules: imported only for problems that need it.
         from plansmith.planning.htn import plan_htn  # noqa: PLC0415
 
-        return plan_htn(problem, options, clock=clock)
+        return plan_htn(problem, options, clock=clock, should_stop=should_stop)
     if not problem.goal:
         raise ProblemError(
             f"problem {problem.name!r} has neither a goal nor tasks",
             hint="add `goal: [...]` (classical) or `tasks: [...]` (HTN) to the problem",
         )
-    result = solve(problem, options, clock=clock)
+    result = solve(problem, options, clock=clock, should_stop=should_stop)
     return build_plan(problem, result.actions, options.settings())

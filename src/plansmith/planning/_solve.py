@@ -39,13 +39,16 @@ def solve(
     problem: Problem,
     options: PlanOptions | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    *,
+    should_stop: Callable[[], bool] | None = None,
 ) -> SolveResult:
     """A plan for ``problem``'s goal.
 
     Raises UnsolvableError when no plan exists (the goal is unreachable even
     ignoring delete effects, or the search exhausted the reachable states), and
     LimitReachedError when ``options.time_limit`` or ``options.node_limit``
-    stopped the search.
+    stopped the search, or ``should_stop`` returned true (it is called every few
+    dozen expansions, see :class:`Limits`).
     """
     options = options or PlanOptions()
     where = Location(file=problem.source) if problem.source else None
@@ -65,6 +68,7 @@ def solve(
         time_limit=options.time_limit,
         node_limit=options.node_limit,
         clock=clock if options.time_limit is not None else None,
+        should_stop=should_stop,
     )
     task = ground(problem)
     if task.unreachable_goal:
@@ -85,6 +89,7 @@ def solve(
             )
     try:
         limits.check_time("after grounding")
+        limits.check_stop("after grounding")
         evaluate = HEURISTICS[options.heuristic](task)
         found = SEARCHES[options.search](TaskSpace(task), evaluate, limits, options)
     except PlanningError as err:

@@ -22,6 +22,8 @@ def plan_htn(
     problem: Problem,
     options: PlanOptions | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    *,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Plan:
     """Decompose ``problem.tasks`` (depth-first, backtracking over methods and bindings).
 
@@ -31,11 +33,13 @@ def plan_htn(
     decomposition must reach it. Raises DomainError or ProblemError for what
     the planner cannot use, UnsolvableError (exit 3) when no decomposition
     works, LimitReachedError (exit 4) past ``options.node_limit`` (decomposition
-    steps) or ``options.time_limit`` (seconds of ``clock``).
+    steps) or ``options.time_limit`` (seconds of ``clock``), or once ``should_stop``
+    (called every 64 decomposition steps) returns true.
     """
     options = options or PlanOptions()
     check_htn(problem)
-    found = decompose(problem, Budget(options.node_limit, options.time_limit, clock))
+    budget = Budget(options.node_limit, options.time_limit, clock, should_stop=should_stop)
+    found = decompose(problem, budget)
     ordering = order(found)
     ids = [f"s{k + 1}" for k in range(len(ordering.actions))]
     steps = tuple(

@@ -23,6 +23,7 @@ __all__ = [
     "SearchResult",
     "Limits",
     "extract_path",
+    "stopped",
     "unsolvable",
 ]
 
@@ -63,9 +64,13 @@ class Limits:
 
     ``clock`` is only called when there is a time limit; ``start`` is its value
     when the limits were made (so grounding counts against the time limit).
+    ``should_stop`` (injected like the clock: e.g. a ``threading.Event``'s ``is_set``)
+    is called at the same check points; once it returns true the search stops with
+    LimitReachedError, so that a caller that gave up on the search (Ctrl-C, a
+    cancelled request) does not leave it burning a CPU.
     """
 
-    __slots__ = ("clock", "every", "node_limit", "start", "time_limit")
+    __slots__ = ("clock", "every", "node_limit", "should_stop", "start", "time_limit")
 
     def __init__(
         self,
@@ -74,6 +79,7 @@ class Limits:
         node_limit: int | None = None,
         clock: Callable[[], float] | None = None,
         every: int = 64,
+        should_stop: Callable[[], bool] | None = None,
     ) -> None:
         if time_limit is not None and clock is None:
             raise ValueError("a time limit needs a clock")
@@ -81,6 +87,7 @@ class Limits:
         self.node_limit = node_limit
         self.clock = clock
         self.every = every
+        self.should_stop = should_stop
         self.start = clock() if clock is not None and time_limit is not None else 0.0
 
     def first_check(self) -> int:
@@ -94,7 +101,8 @@ class Limits:
         return nxt
 
     def check(self, expanded: int, generated: int, evaluated: int) -> int:
-        """Raise LimitReachedError if a limit is reached; else the next check point."""
+        """Raise LimitReachedError if a limit is reached or the search is to stop; else
+        the next check point."""
         counts = f"expanded {expanded}, generated {generated}, evaluated {evaluated} states"
         if self.node_limit is not None and expanded >= self.node_limit:
             raise LimitReachedError(
@@ -103,6 +111,7 @@ class Limits:
                 "(lazy-gbfs with the ff heuristic) that expands fewer nodes",
             )
         self.check_time(counts)
+        self.check_stop(counts)
         return self.next_check(expanded)
 
     def check_time(self, counts: str = "before the search") -> None:
@@ -117,6 +126,11 @@ class Limits:
                     "(lazy-gbfs with the ff heuristic) that finds plans faster",
                 )
 
+    def check_stop(self, counts: str = "before the search") -> None:
+        """Raise LimitReachedError if ``should_stop`` says the search is to stop."""
+        if self.should_stop is not None and self.should_stop():
+            raise stopped(counts)
+
 
 def extract_path(parents: Parents[S], goal: S) -> tuple[tuple[int, ...], Number]:
     """The operators from the initial state (the one without parent) to ``goal``."""
@@ -130,6 +144,14 @@ def extract_path(parents: Parents[S], goal: S) -> tuple[tuple[int, ...], Number]
         entry = parents[state]
     ops.reverse()
     return tuple(ops), cost
+
+
+def stopped(counts: str) -> LimitReachedError:
+    """The error of a search stopped because its caller asked it to (``should_stop``)."""
+    return LimitReachedError(
+        f"the search was stopped before it ended: its caller gave up on it ({counts})",
+        hint="plan again, and let the search run to its end",
+    )
 
 
 def unsolvable(expanded: int, generated: int, evaluated: int) -> UnsolvableError:
