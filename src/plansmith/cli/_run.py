@@ -26,7 +26,8 @@ from plansmith.cli._engine_options import (
     open_engine,
 )
 from plansmith.cli._interrupts import Interrupts
-from plansmith.cli._live import LiveView, make_console
+from plansmith.cli._live import LiveView, make_console, shown
+from plansmith.cli._printable import printable
 from plansmith.errors import ApprovalRequiredError, ExecutionError, InputError, PlansmithError
 
 if TYPE_CHECKING:
@@ -217,7 +218,7 @@ def resume_command(
             )
     if state.finished is not None:  # nothing to continue: say so
         engine.close()
-        why = f" ({state.finished_reason})" if state.finished_reason else ""
+        why = f" ({shown(state.finished_reason, run_id)})" if state.finished_reason else ""
         new = "" if state.finished == "succeeded" else "; `plansmith run` starts a new run"
         typer.echo(
             f"run {run_id} had already finished: {state.finished}{why}: nothing to resume{new}",
@@ -314,7 +315,7 @@ def runs_command(
             except PlansmithError as error:  # one damaged run: the others are listed
                 what = str(error).splitlines()[0]  # located, without the hint
                 row |= {"state": "unreadable", "steps_done": None, "error": what}
-                unreadable.append(f"run {info.run_id} is unreadable: {what}")
+                unreadable.append(f"run {info.run_id} is unreadable: {printable(what)}")
             else:
                 awaiting = state.bound is not None and state.approved is None
                 status = state.finished or ("awaiting approval" if awaiting else "unfinished")
@@ -394,34 +395,33 @@ def show_command(
             open_steps[e.step] = (e, e.attempt)
         elif isinstance(e, StepSucceeded):
             open_steps.pop(e.step, None)
-            outputs = json.dumps(e.outputs, ensure_ascii=False)
-            short = outputs if len(outputs) < 60 else outputs[:57] + "..."
             if is_blob_ref(e.outputs):
                 short = "in the blob store (show --json gives them in full)"
-            call = e.call
+            else:
+                outputs = json.dumps(e.outputs, ensure_ascii=False)
+                short = printable(outputs, _OUTPUTS, whole=_WHOLE)
             table.add_row(
-                *_cells(e.step, call, f"{e.server}/{e.tool}", str(e.attempt)),
+                *_cells(e.step, e.call, f"{e.server}/{e.tool}", str(e.attempt)),
                 f"{e.duration_ms:.1f}",
                 escape(short),
             )
         elif isinstance(e, StepFailed):
             open_steps.pop(e.step, None)
-            call = e.call
             table.add_row(
-                *_cells(e.step, call, f"{e.server}/{e.tool}", str(e.attempt)),
+                *_cells(e.step, e.call, f"{e.server}/{e.tool}", str(e.attempt)),
                 f"{e.duration_ms:.1f}",
-                f"[red]{escape(e.error_class)}[/]: {escape(e.message)}",
+                f"[red]{_cell(e.error_class)}[/]: {_detail(e.message)}",
             )
         elif isinstance(e, StepRetrying):  # the next attempt follows, with no start event
             open_steps[e.step] = (e, e.attempt + 1)
             table.add_row(
                 *_cells(e.step, e.call, f"{e.server}/{e.tool}", str(e.attempt)),
                 "",
-                f"[yellow]retry[/] {escape(e.error_class)}: {escape(e.message)}",
+                f"[yellow]retry[/] {_cell(e.error_class)}: {_detail(e.message)}",
             )
         elif isinstance(e, Replanned):
             table.add_row(
-                "", "[cyan]replanned[/]", "", "", "", f"without {escape(', '.join(e.failed))}"
+                "", "[cyan]replanned[/]", "", "", "", f"without {_cell(', '.join(e.failed))}"
             )
         elif isinstance(e, RunCancelled | RunFinished) and stopped is None:
             stopped = e
@@ -450,7 +450,7 @@ def _how_it_stands(run_id: str, events: list[Event]) -> str:
     finished = [e for e in events if isinstance(e, RunFinished)]
     if finished:
         last = finished[-1]
-        reason = f" ({last.reason})" if last.reason else ""
+        reason = f" ({printable(last.reason, whole=_WHOLE)})" if last.reason else ""
         return f"run {run_id}: {last.state}{reason}"
     asked = [e for e in events if isinstance(e, AwaitingApproval | PlanApproved)]
     if asked and isinstance(asked[-1], AwaitingApproval):
@@ -476,6 +476,23 @@ def _how_it_stands(run_id: str, events: list[Event]) -> str:
     )
 
 
+# what ``show`` prints of a tool's or a server's text: the rest is in ``show --json``
+_WHOLE = "show --json gives it in full"
+_OUTPUTS = 60  # the characters of a step's outputs (as JSON) in their cell
+_DETAIL, _DETAIL_LINES = 500, 5  # of a failure's message in its cell
+
+
 def _cells(*values: str) -> list[str]:
-    """Table cells that show ``values`` as they are (rich reads a cell as markup)."""
-    return [escape(value) for value in values]
+    """Table cells that show ``values`` (from the plan, or from tools: an argument can be
+    a tool's output) as they are: shortened, their control characters escaped, and not
+    read as markup."""
+    return [_cell(value) for value in values]
+
+
+def _cell(value: str) -> str:
+    return escape(printable(value))
+
+
+def _detail(message: str) -> str:
+    """A failure's message in its cell: its first lines."""
+    return escape(printable(message, _DETAIL, lines=_DETAIL_LINES, whole=_WHOLE))
