@@ -42,3 +42,14 @@ def test_an_input_error_is_printed_without_a_traceback(
     with pytest.raises(typer.Exit):
         fail(error)
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_an_error_quoting_a_server_s_escape_codes_prints_them_escaped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    error = ExecutionError("server 'x' said: \x1b[2J\x1b[32mall good\x1b[0m")
+    with pytest.raises(typer.Exit):
+        fail(error)
+    err = capsys.readouterr().err
+    assert "\x1b" not in err
+    assert "server 'x' said: \\x1b[2J\\x1b[32mall good" in err

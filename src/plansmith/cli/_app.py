@@ -54,11 +54,19 @@ def exit_code(error: PlansmithError) -> int:
     return error.exit_code
 
 
+_ERROR_TEXT = 20_000  # characters of an error's text printed (a listing of 20 problems fits)
+_ERROR_LINES = 200
+
+
 def fail(error: PlansmithError) -> NoReturn:
     """Print ``error`` (location, message, hint) on stderr and exit with its code; an
     internal error (a fault of plansmith's code, not of the input) with the traceback of
     its cause, for a bug report."""
-    sys.stderr.write(f"error: {error}\n")
+    from plansmith.cli._printable import printable
+
+    # a message may quote what a server or tool wrote (its stderr, a replan's reason):
+    # shown escaped and bounded, as the live view shows it
+    sys.stderr.write(f"error: {printable(str(error), _ERROR_TEXT, lines=_ERROR_LINES)}\n")
     cause = error.__cause__
     if error.message.startswith("internal error") and cause is not None:
         import traceback
