@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
@@ -34,7 +35,15 @@ from typing import TextIO
 import anyio
 
 from plansmith._run_digests import KINDS, ChangedInput, changed_inputs, file_digests
-from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind, load_bindings
+from plansmith.binding import (
+    Bindings,
+    BoundPlan,
+    EnvRef,
+    ToolCatalog,
+    bind,
+    find_refs,
+    load_bindings,
+)
 from plansmith.errors import (
     ApprovalRequiredError,
     BindingError,
@@ -43,6 +52,7 @@ from plansmith.errors import (
     Location,
     PlansmithError,
     RunLeasedError,
+    RunNotFoundError,
     ServerConfigError,
     ServerStartError,
 )
@@ -89,6 +99,7 @@ from plansmith.execution import (
     unpack,
     utc_now,
 )
+from plansmith.execution._run_log import run_exists  # not exported: the logs raise it too
 from plansmith.formats import load_domain, load_problem, parse_plan_json
 from plansmith.model import (
     Atom,
@@ -130,6 +141,9 @@ __all__ = [
     "ban_failed",
     "remaining_tasks",
     "made_from_files",
+    "check_run_id",
+    "recorded_policy",
+    "POLICY_KEY",
 ]
 
 Subscriber = Callable[[Event], None]
@@ -352,6 +366,125 @@ def made_from_files(inputs: Mapping[str, JSONValue]) -> bool:
     return all(isinstance(inputs.get(k), str) for k in ("domain", "problem", "servers", "bindings"))
 
 
+#: the key of a run's recorded ``inputs`` (``Engine.run``) that holds its approval policy,
+#: as ``ApprovalPolicy.parse`` reads it; a run recorded without it has the default policy
+POLICY_KEY = "approval_policy"
+
+
+def recorded_policy(inputs: Mapping[str, JSONValue]) -> ApprovalPolicy:
+    """The approval policy a run was made with (``Engine.run`` records it under
+    ``POLICY_KEY``); the default ``ApprovalPolicy()`` for a run recorded without one."""
+    text = inputs.get(POLICY_KEY)
+    return ApprovalPolicy.parse(text) if isinstance(text, str) else ApprovalPolicy()
+
+
+_RUN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+_RUN_ID_FORM = "1 to 128 characters of letters, digits, '-', '_' and '.', not starting with '.'"
+
+
+def check_run_id(run_id: object) -> str:
+    """``run_id`` if it is a run id a new run may have (it names the run's directory, so
+    it is one path component); else ``InputError`` naming the allowed form."""
+    if not isinstance(run_id, str) or _RUN_ID.fullmatch(run_id) is None:
+        raise InputError(
+            f"{run_id!r} is not a run id: a run id is {_RUN_ID_FORM}",
+            hint="choose such an id, or give none (the engine makes one: r-HEX)",
+        )
+    return run_id
+
+
+def _json_inputs(inputs: object) -> dict[str, JSONValue]:
+    """``inputs`` as the JSON object ``RunCreated`` holds; ``InputError`` when it is not
+    one (a ``Path``, a set, a NaN: nothing would be written, or JSON that is not)."""
+    if not isinstance(inputs, Mapping) or not all(isinstance(k, str) for k in inputs):
+        raise InputError(
+            f"inputs must be a JSON object with text keys, not {type(inputs).__name__}",
+            hint="pass a dict of str to JSON values (text, numbers, booleans, None, lists, dicts)",
+        )
+    try:
+        text = json.dumps(dict(inputs), allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InputError(
+            f"inputs are not JSON: {error}",
+            hint="give JSON values only (e.g. str(path) for a Path, a finite number for"
+            " a float; NaN and infinities are not JSON)",
+        ) from None
+    value = json.loads(text)
+    assert isinstance(value, dict)
+    return value
+
+
+def _strings_at(template: JSONValue, at: str = "") -> list[tuple[str, str]]:
+    """``(JSON Pointer, text)`` of each string of ``template``."""
+    if isinstance(template, str):
+        return [(at, template)]
+    if isinstance(template, dict):
+        pairs = template.items()
+    elif isinstance(template, list):
+        pairs = ((str(i), v) for i, v in enumerate(template))  # type: ignore[assignment]
+    else:
+        return []
+    found: list[tuple[str, str]] = []
+    for key, value in pairs:
+        part = str(key).replace("~", "~0").replace("/", "~1")
+        found.extend(_strings_at(value, f"{at}/{part}"))
+    return found
+
+
+def check_env(bound: BoundPlan, bindings: Bindings, env: Mapping[str, str]) -> None:
+    """The ``${env.NAME}`` references of ``bound``'s steps whose variable ``env`` does not
+    set: ``BindingError`` as ``bind`` says it (located at the binding's argument, if the
+    bindings still name the action), one problem per reference."""
+    problems: list[BindingError] = []
+    for step in bound.steps:
+        binding = bindings.get(step.step.action)
+        for pointer, text in _strings_at(step.arguments):
+            for inner, ref in find_refs(text):
+                if not isinstance(ref, EnvRef) or ref.name in env:
+                    continue
+                where = None
+                if binding is not None:
+                    where = binding.where_argument(pointer) or binding.where("arguments")
+                problems.append(
+                    BindingError(
+                        f"${{{inner}}}: environment variable {ref.name} is not set",
+                        location=replace(where or Location(), step=step.id),
+                        hint=f"export {ref.name}=... before running plansmith",
+                    )
+                )
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise BindingError(
+            f"{len(problems)} binding problem(s)",
+            location=Location(bindings.source),
+            hint="export each variable named before resuming",
+            problems=tuple(problems),
+        )
+
+
+def _run_inputs(inputs: object) -> RunInputs:
+    """``inputs`` if it is a ``RunInputs``; else ``InputError`` (a path given alone)."""
+    if not isinstance(inputs, RunInputs):
+        raise InputError(
+            f"a run's inputs are a RunInputs, not {type(inputs).__name__}",
+            hint="give RunInputs(domain, problem, servers, bindings): the four files' paths",
+        )
+    return inputs
+
+
+def _policy(policy: object) -> ApprovalPolicy:
+    """``policy``, or the default ``ApprovalPolicy()`` for None; else ``InputError``."""
+    if policy is None:
+        return ApprovalPolicy()
+    if not isinstance(policy, ApprovalPolicy):
+        raise InputError(
+            f"policy must be an ApprovalPolicy, not {type(policy).__name__}",
+            hint='give ApprovalPolicy(frozenset({Tier.WRITE})) or ApprovalPolicy.parse("write")',
+        )
+    return policy
+
+
 def _file_inputs(run_id: str, inputs: Mapping[str, JSONValue]) -> RunInputs:
     """The files ``run_id`` was made from; a run made by ``Engine.run_plan`` from a plan
     (no domain and problem file to load) cannot be resumed."""
@@ -474,6 +607,8 @@ class Engine:
         self._driving: set[str] = set()
         self._starts: dict[str, _Starting] = {}  # runs whose servers start here now
         self._leases_lost: set[str] = set()
+        self._active: set[str] = set()  # the runs a run, run_plan or resume call drives now
+        self._closed = False
 
     def open_pool(
         self, config: ServersConfig, errlog: TextIO | None = None
@@ -482,9 +617,57 @@ class Engine:
         return self.pool_factory(config, errlog)
 
     def close(self) -> None:
+        """Close the run log (and flush the traces). Refused (``ExecutionError``, nothing
+        closed) while a ``run``, ``run_plan`` or ``resume`` of this engine is active: cancel
+        those runs (``cancel``) and let their calls return first, so that each is recorded
+        and its lease released. Closing twice is closing once. A closed engine refuses
+        every run, resume, check and replay (``ExecutionError``: the engine is closed)."""
+        if self._closed:
+            return
+        active = sorted(self._active | set(self._starts) | set(self._runners) | self._driving)
+        if active:
+            raise ExecutionError(
+                f"cannot close the engine: run(s) {', '.join(active)} are active",
+                hint="cancel them (Engine.cancel) and let their run or resume return, then"
+                " close the engine",
+            )
+        self._closed = True
         if self.tracing is not None:
             self.tracing.shutdown()
         self.log.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Engine:
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _open(self) -> None:
+        """Raise ``ExecutionError`` when this engine is closed."""
+        if self._closed:
+            raise ExecutionError(
+                "the engine is closed", hint="make a new Engine (or open_engine) for more runs"
+            )
+
+    def _new_run(self, run_id: object) -> str:
+        """``run_id`` checked for a new run: its form, and that the log does not hold it
+        (before anything is written)."""
+        checked = check_run_id(run_id)
+        try:
+            self.log.run(checked)
+        except RunNotFoundError:
+            return checked
+        raise run_exists(checked)
 
     def _trace(
         self, emitter: Emitter, state: RunState | None = None
@@ -513,6 +696,8 @@ class Engine:
 
     async def check(self, inputs: RunInputs) -> tuple[Plan, BoundPlan, ToolCatalog]:
         """Plan, start the servers the bindings use, and bind: raises with every problem."""
+        self._open()
+        inputs = _run_inputs(inputs)
         problem = load_problem_files(inputs.domain, inputs.problem)
         plan = await _plan_in_thread(problem)
         bindings, config = load_run_files(inputs.bindings, inputs.servers)
@@ -552,6 +737,8 @@ class Engine:
     def run_dir(self, run_id: str) -> Path:
         """``home/runs/RUN_ID``, made if need be; ``ExecutionError`` naming it if it cannot
         be (a file where a directory is needed, no permission)."""
+        if Path(run_id).name != run_id or run_id in ("", ".", ".."):  # one path component
+            check_run_id(run_id)
         path = self.home / "runs" / run_id
         try:
             path.mkdir(parents=True, exist_ok=True)
@@ -580,23 +767,33 @@ class Engine:
 
         The planner searches in a worker thread: cancelling the caller's task stops the
         search and records nothing; ``cancel(run_id)`` stops it and records the run
-        cancelled, as when it is cancelled while its servers start."""
-        inputs = inputs.resolved()  # recorded so: resume works from any directory
+        cancelled, as when it is cancelled while its servers start.
+
+        ``policy`` is recorded with the run (``POLICY_KEY`` of its inputs, as
+        ``ApprovalPolicy.parse`` reads it): ``resume`` approves by it, and lets a replan
+        use the tiers it lets run without a person."""
+        self._open()
+        inputs = _run_inputs(inputs).resolved()  # recorded so: resume works from any directory
+        run_id = self._new_run(run_id if run_id is not None else self.new_run_id())
+        policy = _policy(policy)
         paths = inputs.to_dict()
         digests = file_digests({k: Path(paths[k]) for k in KINDS})  # before loading
-        recorded: dict[str, JSONValue] = {**paths, **digests}
+        recorded: dict[str, JSONValue] = {**paths, **digests, POLICY_KEY: policy.text()}
         ctx = _Context.load(inputs)
-        run_id = run_id or self.new_run_id()
-        with self._starting(run_id) as start:
-            plan = await _plan_in_thread(ctx.problem)
-        if start.reason is not None:  # ``cancel`` while the planner searched
+        self._active.add(run_id)
+        try:
+            with self._starting(run_id) as start:
+                plan = await _plan_in_thread(ctx.problem)
+            if start.reason is not None:  # ``cancel`` while the planner searched
 
-            async def cancelled() -> RunOutcome:
-                emitter, _ = self._create_run(run_id, recorded, subscribe)
-                self._cancelled_starting(emitter, start)
-                return start.outcome()
+                async def cancelled() -> RunOutcome:
+                    emitter, _ = self._create_run(run_id, recorded, subscribe)
+                    self._cancelled_starting(emitter, start)
+                    return start.outcome()
 
-            return await self._driven(run_id, cancelled)
+                return await self._driven(run_id, cancelled)
+        finally:
+            self._active.discard(run_id)
         return await self.run_plan(
             plan,
             ctx.problem.domain,
@@ -634,25 +831,44 @@ class Engine:
         with a tier that needs a person stops ``AwaitingApproval`` unless ``approve``),
         and runs it. ``replan(catalog)`` makes the runner's replan hook once the tools
         are known (None, or returning None: no replanning). A server that does not
-        start or a plan that does not bind ends the run ``failed`` and raises.
+        start or a plan that does not bind ends the run ``failed`` and raises; so does a
+        view that stops the run (raises a ``PlansmithError``) before its runner runs.
+
+        A ``run_id`` the log holds already is refused (``InputError``: run X already
+        exists) before anything is written, as are a ``run_id`` not of the allowed form
+        (see ``check_run_id``), ``inputs`` that are not JSON and a ``config`` of another
+        type.
         """
-        run_id = run_id or self.new_run_id()
-        return await self._driven(
-            run_id,
-            lambda: self._run_plan(
-                plan,
-                domain,
-                bindings,
-                config,
-                inputs=dict(inputs),
-                run_id=run_id,
-                approve=approve,
-                policy=policy or ApprovalPolicy(),
-                max_parallel=max_parallel,
-                subscribe=subscribe,
-                replan=replan,
-            ),
-        )
+        self._open()
+        if not isinstance(config, ServersConfig | RunTools):
+            raise InputError(
+                f"config must be a ServersConfig or RunTools, not {type(config).__name__}",
+                hint="read an mcpServers file with plansmith.servers.load_servers, or give"
+                " tools at hand as RunTools(catalog, invoker)",
+            )
+        recorded = _json_inputs(inputs)
+        run_id = self._new_run(run_id if run_id is not None else self.new_run_id())
+        checked_policy = _policy(policy)
+        self._active.add(run_id)
+        try:
+            return await self._driven(
+                run_id,
+                lambda: self._run_plan(
+                    plan,
+                    domain,
+                    bindings,
+                    config,
+                    inputs=recorded,
+                    run_id=run_id,
+                    approve=approve,
+                    policy=checked_policy,
+                    max_parallel=max_parallel,
+                    subscribe=subscribe,
+                    replan=replan,
+                ),
+            )
+        finally:
+            self._active.discard(run_id)
 
     async def _run_plan(
         self,
@@ -669,8 +885,11 @@ class Engine:
         subscribe: Subscriber | None,
         replan: ReplanFactory | None,
     ) -> RunOutcome:
-        emitter, traced = self._create_run(run_id, inputs, subscribe)
+        # from here on ``cancel`` cancels the run (a view may call it on ``RunCreated``)
         with self._starting(run_id) as start:
+            emitter, traced = self._create_run(run_id, inputs, subscribe)
+            if self._cancelled_now(emitter, start):
+                return start.outcome()
             async with AsyncExitStack() as stack:
                 try:
                     tools = await self._tools(stack, run_id, config, bindings, plan)
@@ -690,17 +909,22 @@ class Engine:
                 except (anyio.get_cancelled_exc_class(), KeyboardInterrupt):
                     self._cancelled_starting(emitter, start)
                     raise
-                emitter.emit(
-                    PlanReady(
-                        run_id=run_id,
-                        plan_hash=plan.hash,
-                        plan=plan.to_dict(),
-                        bound=bound_to_dict(bound),
+                with self._stopped_by_view(emitter):
+                    emitter.emit(
+                        PlanReady(
+                            run_id=run_id,
+                            plan_hash=plan.hash,
+                            plan=plan.to_dict(),
+                            bound=bound_to_dict(bound),
+                        )
                     )
-                )
-                self._approve(
-                    emitter, bound, policy, approve=approve, resumable=made_from_files(inputs)
-                )
+                    if self._cancelled_now(emitter, start):
+                        return start.outcome()
+                    self._approve(
+                        emitter, bound, policy, approve=approve, resumable=made_from_files(inputs)
+                    )
+                if self._cancelled_now(emitter, start):
+                    return start.outcome()
                 state = fold(run_id, self.log.events(run_id))
                 runner = self._runner(
                     state,
@@ -742,8 +966,35 @@ class Engine:
         self.log.create_run(run_id, iso_time(utc_now()), inputs)
         emitter = self._emitter(run_id, 0, subscribe)
         traced = self._trace(emitter)
-        emitter.emit(RunCreated(run_id=run_id, inputs=dict(inputs)))
+        with self._stopped_by_view(emitter):
+            emitter.emit(RunCreated(run_id=run_id, inputs=dict(inputs)))
         return emitter, traced
+
+    @contextmanager
+    def _stopped_by_view(self, emitter: Emitter) -> Iterator[None]:
+        """A view that stops the run (raises a ``PlansmithError``; the engine service does
+        when the plan is not the approved one) before its runner runs ends it ``failed``
+        with the view's error as the reason (the error is raised on). Not an
+        ``ApprovalRequiredError``: a run awaiting approval is not finished."""
+        try:
+            yield
+        except ApprovalRequiredError:
+            raise
+        except PlansmithError as error:
+            # recorded even if a view raises again (events are durable before views hear)
+            with suppress(PlansmithError):
+                emitter.emit(
+                    RunFinished(run_id=emitter.run_id, state="failed", reason=error.message)
+                )
+            raise
+
+    def _cancelled_now(self, emitter: Emitter, start: _Starting) -> bool:
+        """Whether ``cancel`` was called for the run (e.g. by a view) before its runner
+        ran; if so it is recorded cancelled now, before anything more of it happens."""
+        if start.reason is None:
+            return False
+        self._cancelled_starting(emitter, start)
+        return True
 
     def _emitter(self, run_id: str, last_seq: int, subscribe: Subscriber | None) -> Emitter:
         emitter = Emitter(self.log, run_id, last_seq=last_seq)
@@ -772,7 +1023,7 @@ class Engine:
                 if resumable
                 else "a run made from a plan (Engine.run_plan), not from files, cannot be"
                 " resumed: once a person approved this hash, run the plan again with"
-                " approve=True",
+                " approve=True as a new run (another run_id, or none)",
             )
         by = "person" if tiers else "policy"
         emitter.emit(PlanApproved(run_id=emitter.run_id, plan_hash=bound.plan_hash, by=by))
@@ -833,7 +1084,9 @@ class Engine:
         """Cancel ``run_id`` if this engine is starting or running it: its planner's
         search, its servers' start-up or its calls in flight are cancelled and it ends
         ``cancelled`` with ``reason`` (``RunCancelled`` and ``RunFinished`` in its log); its
-        ``run`` or ``resume`` then returns. False when this engine is not driving it (not
+        ``run`` or ``resume`` then returns. Called from a view at any point once the run is
+        recorded (``RunCreated``, ``PlanReady``, ``PlanApproved``), no step of it starts.
+        False when this engine is not driving it (not
         started yet, or finished): the caller stops it otherwise, e.g. by cancelling the task
         that runs it."""
         runner = self._runners.get(run_id)
@@ -866,12 +1119,23 @@ class Engine:
 
         A run whose lease another engine holds raises ``RunLeasedError``, unless that
         engine's process is gone from this host (then a person's resume need not wait).
+
+        The run is approved by the policy it was made with (recorded by ``run``; the
+        default ``ApprovalPolicy()`` for a run recorded without one), which also gives
+        the tiers a replan may use unattended. A bound step that references
+        ``${env.NAME}`` with NAME unset here is refused before approval (``BindingError``,
+        as ``bind`` says it at run).
         """
-        return await self._driven(
-            run_id,
-            lambda: self._resume(run_id, approve, max_parallel, subscribe),
-            explicit=True,
-        )
+        self._open()
+        self._active.add(run_id)
+        try:
+            return await self._driven(
+                run_id,
+                lambda: self._resume(run_id, approve, max_parallel, subscribe),
+                explicit=True,
+            )
+        finally:
+            self._active.discard(run_id)
 
     async def _resume(
         self, run_id: str, approve: bool, max_parallel: int, subscribe: Subscriber | None
@@ -900,12 +1164,18 @@ class Engine:
                 hint=f"put them back in {ctx.config.source or 'the servers file'} (the run"
                 " goes on with the plan it recorded), or start a new run",
             )
+        # a bound step's ${env.X} with X unset here: as ``bind`` says it at run
+        check_env(bound, ctx.bindings, os.environ)
+        policy = recorded_policy(info.inputs)  # the run's own (default for older runs)
         emitter = self._emitter(run_id, state.last_seq, subscribe)
-        if state.approved is None or state.approved != state.plan_hash:
-            self._approve(emitter, bound, ApprovalPolicy(), approve=approve)
-            state = fold(run_id, self.log.events(run_id))
         used = tuple(n for n in ctx.config.names if n in {s.server for s in bound.steps})
         with self._starting(run_id) as start:
+            if state.approved is None or state.approved != state.plan_hash:
+                with self._stopped_by_view(emitter):
+                    self._approve(emitter, bound, policy, approve=approve)
+                state = fold(run_id, self.log.events(run_id))
+            if self._cancelled_now(emitter, start):
+                return start.outcome()
             async with AsyncExitStack() as stack:
                 try:
                     errlog = stack.enter_context(errlog_path.open("a"))
@@ -924,6 +1194,7 @@ class Engine:
                     replan=_as_recorded(
                         ctx.replan_fn(catalog, first), self.log.events(run_id), ctx.problem
                     ),
+                    policy=policy,
                 )
                 try:
                     return await self._run_runner(runner)
@@ -1093,6 +1364,7 @@ class Engine:
         engine's part stops there, a cancelled one is cancelled with its reason). Raises
         ``ExecutionError`` when the replay calls an attempt the record has no outcome
         for in a part that finished (the log is not this plan's, or is damaged)."""
+        self._open()
         events = self.log.events(run_id)
         memory = MemoryRunLog()
         memory.create_run(run_id, "", {})

@@ -291,6 +291,7 @@ def test_a_run_records_its_files_by_absolute_path_and_resumes_from_any_directory
     project = (tmp_path / "project").resolve()
     names = {"domain": "domain.yaml", "problem": "problem.yaml"}
     names |= {"servers": "servers.json", "bindings": "bindings.yaml"}
+    assert recorded.pop("approval_policy") == "execute,write"  # the run's policy
     assert {k: v for k, v in recorded.items() if not k.endswith("_digest")} == {
         kind: str(project / name) for kind, name in names.items()
     }

@@ -21,7 +21,7 @@ import pytest
 from _pg_server import fresh_schema
 from _shared_servers import docs_domain, problem_text
 from plansmith.engine import Engine, RunInputs
-from plansmith.errors import RunLeasedError
+from plansmith.errors import InputError, RunLeasedError
 from plansmith.execution import (
     Event,
     PostgresRunLog,
@@ -201,7 +201,7 @@ async def test_a_run_leased_by_a_live_engine_is_refused(tmp_path: Path) -> None:
     inputs = slow_inputs(tmp_path, 1, tmp_path / "calls.jsonl", delay=0)
     with pytest.raises(RunLeasedError, match=f"driven by engine {other} until"):
         await engine.resume("r-held")
-    with pytest.raises(RunLeasedError, match=f"driven by engine {other} until"):
+    with pytest.raises(InputError, match="run r-held already exists"):  # a new run: never
         await engine.run(inputs, approve=True, run_id="r-held")
     assert await engine.take_over_expired() == []  # not expired yet
     assert not (tmp_path / "calls.jsonl").exists()

@@ -21,7 +21,7 @@ __all__ = ["PLAN_HELP", "build_parser", "run_plan"]
 
 PLAN_HELP = (
     "Plan a problem and print the plan. Exit codes: 0 plan found, 2 bad input, "
-    "3 proved unsolvable, 4 limit reached."
+    "3 proved unsolvable, 4 limit reached, 130 interrupted (Ctrl-C)."
 )
 FORMATS = ("text", "json", "mermaid", "dot")
 
@@ -82,6 +82,9 @@ def run_plan(argv: Sequence[str]) -> int:
     except PlansmithError as error:
         sys.stderr.write(f"error: {error}\n")
         return error.exit_code
+    except KeyboardInterrupt:  # Ctrl-C while it loads or searches: no traceback
+        sys.stderr.write("plan: interrupted\n")
+        return 130
     return 0
 
 

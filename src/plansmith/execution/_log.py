@@ -31,7 +31,7 @@ from plansmith.execution._journal import (
 )
 from plansmith.execution._lease import Lease, SqliteLeases
 from plansmith.execution._migrations import migrate_sqlite
-from plansmith.execution._run_log import MemoryRunLog, RunInfo, RunLog, not_found
+from plansmith.execution._run_log import MemoryRunLog, RunInfo, RunLog, not_found, run_exists
 from plansmith.execution._sqlite_ro import connect_read_only
 from plansmith.model import JSONValue
 
@@ -116,9 +116,12 @@ class SqliteRunLog(SqliteLeases):
 
     def create_run(self, run_id: str, created: str, inputs: dict[str, JSONValue]) -> None:
         self._writable()
-        self._db.execute(
-            "INSERT OR REPLACE INTO runs VALUES (?, ?, ?)", (run_id, created, json.dumps(inputs))
-        )
+        try:
+            self._db.execute(
+                "INSERT INTO runs VALUES (?, ?, ?)", (run_id, created, json.dumps(inputs))
+            )
+        except sqlite3.IntegrityError:  # the run's id is the key: never overwrite a run
+            raise run_exists(run_id) from None
 
     def append(self, event: Event) -> None:
         # the body is the text of _ENCODE(event.to_dict()), written faster

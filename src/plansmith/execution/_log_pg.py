@@ -32,7 +32,7 @@ from plansmith.execution._events import Event
 from plansmith.execution._lease import Lease
 from plansmith.execution._log import SqliteRunLog, decode_event, run_info
 from plansmith.execution._migrations import migrate_postgres
-from plansmith.execution._run_log import RunInfo, RunLog, not_found
+from plansmith.execution._run_log import RunInfo, RunLog, not_found, run_exists
 from plansmith.model import JSONValue
 
 if TYPE_CHECKING:
@@ -175,13 +175,14 @@ class PostgresRunLog:
 
     def create_run(self, run_id: str, created: str, inputs: dict[str, JSONValue]) -> None:
         try:
-            self._conn.execute(
-                "INSERT INTO runs VALUES (%s, %s, %s) ON CONFLICT (id) DO UPDATE"
-                " SET created = excluded.created, inputs = excluded.inputs",
+            made = self._conn.execute(
+                "INSERT INTO runs VALUES (%s, %s, %s) ON CONFLICT (id) DO NOTHING",
                 (run_id, created, json.dumps(inputs)),
-            )
+            ).rowcount
         except self._pg.Error as error:
             raise self._error("write", error) from None
+        if made == 0:  # the run's id is the key: never overwrite a run
+            raise run_exists(run_id)
 
     def append(self, event: Event) -> None:
         self._rows.append((event.run_id, event.seq, event.type, _ENCODE(event.to_dict())))

@@ -6,12 +6,12 @@ import hashlib
 from dataclasses import dataclass
 from typing import Protocol
 
-from plansmith.errors import ExecutionError, RunNotFoundError
+from plansmith.errors import ExecutionError, InputError, RunNotFoundError
 from plansmith.execution._events import Event
 from plansmith.execution._lease import MemoryLeases
 from plansmith.model import JSONValue
 
-__all__ = ["RunInfo", "RunLog", "MemoryRunLog", "not_found"]
+__all__ = ["RunInfo", "RunLog", "MemoryRunLog", "not_found", "run_exists"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +22,10 @@ class RunInfo:
 
 
 class RunLog(Protocol):
-    """Where events go; appended events are durable once ``flush`` returns."""
+    """Where events go; appended events are durable once ``flush`` returns.
+
+    ``create_run`` of a run id the log holds already raises ``run_exists(run_id)`` and
+    changes nothing (a run's record is never overwritten)."""
 
     def create_run(self, run_id: str, created: str, inputs: dict[str, JSONValue]) -> None: ...
     def append(self, event: Event) -> None: ...
@@ -41,6 +44,14 @@ def not_found(run_id: str) -> RunNotFoundError:
     )
 
 
+def run_exists(run_id: str) -> InputError:
+    return InputError(
+        f"run {run_id} already exists",
+        hint=f"resume it (`plansmith resume {run_id}`, Engine.resume), or choose another run"
+        " id (or none: the engine makes a new one)",
+    )
+
+
 class MemoryRunLog(MemoryLeases):
     """A run log that keeps everything in memory (the durable log switched off)."""
 
@@ -50,6 +61,8 @@ class MemoryRunLog(MemoryLeases):
         self._blobs: dict[str, bytes] = {}
 
     def create_run(self, run_id: str, created: str, inputs: dict[str, JSONValue]) -> None:
+        if run_id in self._runs:
+            raise run_exists(run_id)
         self._runs[run_id] = RunInfo(run_id, created, inputs)
         self._events.setdefault(run_id, [])
 
