@@ -40,9 +40,11 @@ from plansmith.execution._invoker import (
     ToolInvoker,
     ToolResult,
 )
+from plansmith.execution._json_values import finite_json, parse_json_text
 from plansmith.execution._lease import Lease, RunLeases, new_engine_id, owner_gone
 from plansmith.execution._log import BlobStore, MemoryRunLog, RunInfo, RunLog, SqliteRunLog
 from plansmith.execution._log_pg import PostgresRunLog, is_postgres_url, open_run_log, redact_url
+from plansmith.execution._messages import MESSAGE_LIMIT
 from plansmith.execution._migrations import MIGRATIONS, SCHEMA_VERSION, Migration
 from plansmith.execution._policy import backoff_delay, should_retry
 from plansmith.execution._replan import (
@@ -111,6 +113,9 @@ __all__ = [
     "ToolInvoker",
     "IDEMPOTENCY_META_KEY",
     "RETRYABLE_META_KEY",
+    "MESSAGE_LIMIT",
+    "finite_json",
+    "parse_json_text",
     "TimeoutInvoker",
     "ClassifyingInvoker",
     "RetryInvoker",

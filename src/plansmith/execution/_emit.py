@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import time
@@ -10,7 +11,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeGuard, TypeVar, cast
 
-from plansmith.errors import ExecutionError, PlansmithError
+from plansmith.errors import ExecutionError, InputError, PlansmithError
 from plansmith.execution._events import Event
 from plansmith.execution._invoker import ToolResult
 from plansmith.execution._log import DEFAULT_INLINE_LIMIT, RunLog
@@ -71,18 +72,32 @@ class Emitter:
         self.pending: list[Event] = []
         self._second_ms = -1000  # the start of the second ``_prefix`` was written for, in ms
         self._prefix = ""
+        self._made: Event | None = None  # the last event ``new`` made, not yet emitted
 
     def subscribe(self, fn: Subscriber) -> None:
         """Call ``fn`` with every event once it is durable. ``fn`` may stop the run by
         raising a ``PlansmithError``; a view that raises anything else has a fault of its
         own: it is dropped (with a warning and the traceback on the
-        ``plansmith.execution`` logger), and the run and the other views go on."""
+        ``plansmith.execution`` logger), and the run and the other views go on.
+
+        ``fn`` is called synchronously, in the flush that makes the events durable (the
+        runner's per-step path): an async function is refused (``InputError``), as its
+        coroutine would never be awaited."""
+        if _is_async(fn):
+            raise InputError(
+                f"a view of a run's events must be a plain function, not the async {fn!r}",
+                hint="a subscriber is called synchronously with each event; for async work,"
+                " send the events into an anyio memory object stream (send_nowait) and read"
+                " it in a task of your own, or call into the loop with anyio.from_thread",
+            )
         self.subscribers.append(fn)
 
     def new(self, cls: type[E], **fields: Any) -> E:
         """A new event of ``cls`` for this run, stamped with the next seq and the time."""
         self.seq += 1
-        return cls(run_id=self.run_id, seq=self.seq, time=self.stamp(), **fields)
+        event = cls(run_id=self.run_id, seq=self.seq, time=self.stamp(), **fields)
+        self._made = event
+        return event
 
     def stamp(self) -> str:
         """The time now, as ``iso_time`` writes it; the date and time up to the second
@@ -103,12 +118,20 @@ class Emitter:
         A deferred event is committed with the next one that is not (or by
         ``flush``): the runner defers a step's end and commits it with the next
         step's start, before that step's call (one commit per step in a chain).
+
+        An event stamped elsewhere (a recorded event a replay writes again) takes this
+        log's next seq, and keeps its time: seq goes up by one per event in any log.
         """
         if event.seq == 0:  # not made by ``new``: stamp it now
             self.seq += 1
             stamped = replace(event, run_id=self.run_id, seq=self.seq, time=self.stamp())
+        elif event is self._made or event.seq == self.seq + 1:
+            stamped = event  # made by ``new`` (or the runner's fast path): its seq is next
+            self.seq = event.seq
         else:
-            stamped = event
+            self.seq += 1
+            stamped = replace(event, run_id=self.run_id, seq=self.seq)
+        self._made = None
         try:
             self.log.append(stamped)
         except BaseException:
@@ -247,6 +270,15 @@ _SCALARS = frozenset({bool, float})
 #: braces, four keys (12 bytes a character, 4 for quotes and separators), two flags, and
 #: the text's quotes
 _RESULT_BOUND = 2 + sum(12 * len(k) + 4 for k in ToolResult().to_dict()) + 32 + 32 + 2
+
+
+def _is_async(fn: object) -> bool:
+    """Whether calling ``fn`` makes a coroutine: an async function (or a partial of one),
+    or an object whose ``__call__`` is one."""
+    if inspect.iscoroutinefunction(fn):
+        return True
+    call = getattr(type(fn), "__call__", None)  # noqa: B004 - the method, not callable()
+    return call is not None and inspect.iscoroutinefunction(call)
 
 
 def is_blob_ref(value: object) -> TypeGuard[dict[str, Any]]:

@@ -9,12 +9,12 @@ classifies it as ``tool_error``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Protocol
 
+from plansmith.execution._json_values import parse_json_text
 from plansmith.model import JSONValue
 
 __all__ = [
@@ -76,13 +76,10 @@ class ToolResult:
         """The document output JSONPaths are evaluated over (formats.md, Bindings).
 
         ``parse_json=False`` leaves ``json`` null, for extractors that do not read it.
+        Text that is not JSON gives null: not its syntax, ``NaN`` or ``Infinity``, a
+        number past a float's range, or nesting too deep to parse (``parse_json_text``).
         """
-        parsed: JSONValue = None
-        if parse_json and self.text:
-            try:
-                parsed = json.loads(self.text)
-            except ValueError:
-                parsed = None
+        parsed = parse_json_text(self.text) if parse_json and self.text else None
         return {
             "structured": self.structured,
             "text": self.text,

@@ -177,7 +177,8 @@ class ReplayInvoker:
             elif isinstance(e, StepRetrying | StepFailed):
                 error = ToolCallError(e.error_class, e.message, retryable=e.retryable)
                 recorded = e.result if isinstance(e, StepFailed) else None
-                if recorded is not None and e.error_class == "extraction_error":
+                if recorded is not None and e.error_class in ("extraction_error", "tool_error"):
+                    # the tool's whole result: the event's message may be cut short
                     self.outcomes[(e.step, e.attempt)] = _result(log, recorded)
                 elif e.error_class == "tool_error":
                     self.outcomes[(e.step, e.attempt)] = ToolResult(

@@ -57,7 +57,9 @@ from plansmith.execution._events import (
 from plansmith.execution._heap import frozen_heap
 from plansmith.execution._invoker import ErrorClass, ToolCall, ToolInvoker, ToolResult
 from plansmith.execution._log import RunLog
+from plansmith.execution._messages import IN_RESULT, NOT_RECORDED, bounded_message
 from plansmith.execution._replan import ReplanFn, ReplanRequest
+from plansmith.execution._sendable import check_sendable, unset_env_error
 from plansmith.execution._states import (
     RunState,
     StepState,
@@ -436,7 +438,10 @@ class Runner:
             if isinstance(ref, ParamRef):
                 return dict(bound.params)[ref.name]
             if isinstance(ref, EnvRef):
-                return self.env.get(ref.name, "")
+                value = self.env.get(ref.name)
+                if value is None:
+                    raise unset_env_error(bound.step.id, ref.name)
+                return value
             if isinstance(ref, RunRef):
                 return self.state.run_id if ref.field == "id" else self.run_dir
             assert isinstance(ref, OutputRef)
@@ -507,7 +512,9 @@ class Runner:
         try:
             arguments = bound.arguments
             if arguments and not info.static:
-                arguments = render(arguments, self._resolve(bound))
+                resolve = self._resolve(bound)
+                arguments = render(arguments, resolve)
+                check_sendable(arguments, bound.arguments, resolve, step_id)
             if not isinstance(arguments, dict):
                 raise ToolCallError(ErrorClass.PROTOCOL_ERROR, "tool arguments must be an object")
             timeout = info.timeout
@@ -546,13 +553,14 @@ class Runner:
                 outputs = extract(bound.outputs, result.document(parse_json=info.reads_json))
         except ToolCallError as error:
             failed_result = error.result if isinstance(error.result, ToolResult) else result
+            whole = IN_RESULT if failed_result and failed_result.text == error.message else None
             self.emit(
                 emitter.new(
                     StepFailed,
                     attempt=retry.attempt if retry is not None else attempt,
                     duration_ms=_millis(self.monotonic() - _began(t0, retry)),
                     error_class=error.error_class,
-                    message=error.message,
+                    message=bounded_message(error.message, whole or NOT_RECORDED),
                     retryable=error.retryable,
                     result=emitter.pack(failed_result.to_dict()) if failed_result else None,
                     **_common(bound),
@@ -595,7 +603,7 @@ class Runner:
                     StepRetrying,
                     attempt=call.attempt,
                     error_class=error.error_class,
-                    message=error.message,
+                    message=bounded_message(error.message),
                     retryable=error.retryable,
                     delay_s=delay,
                     **_common(bound),

@@ -44,6 +44,7 @@ from plansmith.execution import (
     ProgressFn,
     ToolCall,
     ToolResult,
+    finite_json,
 )
 from plansmith.servers._config import (
     HttpServer,
@@ -54,6 +55,7 @@ from plansmith.servers._config import (
 )
 from plansmith.servers._http_status import UNAVAILABLE, HttpErrors
 from plansmith.servers._sdk_logging import quiet_sdk_tracebacks
+from plansmith.servers._unreadable import answer_unreadable
 
 __all__ = ["ServerPool", "to_tool_result"]
 
@@ -238,10 +240,12 @@ class ServerPool:
             params = StdioServerParameters(
                 command=config.command, args=list(config.args), env=env, cwd=config.cwd
             )
-            return stdio_client(params, errlog=self.errlog or _stderr()), None
+            # a response line the SDK cannot read fails its call (not a hang): _unreadable
+            return answer_unreadable(stdio_client(params, errlog=self.errlog or _stderr())), None
         assert isinstance(config, HttpServer)
         if config.sse:
-            return sse_client(config.url, headers=dict(config.headers), timeout=30), None
+            sse = sse_client(config.url, headers=dict(config.headers), timeout=30)
+            return answer_unreadable(sse), None
         http = httpx2.AsyncClient(
             headers=dict(config.headers),
             timeout=httpx2.Timeout(30, read=300),
@@ -478,8 +482,11 @@ def to_tool_result(result: CallToolResult) -> ToolResult:
     else:
         text = "\n".join([c.text for c in content if isinstance(c, TextContent)])
     meta = result.meta
+    structured = result.structured_content
     return ToolResult.of(
-        result.structured_content,
+        # NaN and the infinities (the SDK's parser reads NaN, Infinity and 1e400 in a
+        # server's line) as null: what the next tool would get, and what JSON can hold
+        None if structured is None else finite_json(structured),
         text,
         bool(result.is_error),
         bool(meta.get(RETRYABLE_META_KEY)) if meta else False,
