@@ -58,6 +58,7 @@ BAD = {
     "tool is a list": "bindings: {a: {server: s, tool: [echo]}}\n",
     "too many retries": "bindings: {a: {server: s, tool: t, retries: 101}}\n",
     "timeout past a week": "bindings: {a: {server: s, tool: t, timeout: 604801}}\n",
+    "output name with $": "bindings: {a: {server: s, tool: t, outputs: {$blob: $.text}}}\n",
 }
 
 

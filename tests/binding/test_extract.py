@@ -1,4 +1,5 @@
-"""Output extraction: the fast path agrees with the JSONPath library."""
+"""Output extraction: the fast path agrees with the JSONPath library; a singular path
+gives a value, any other a list; a path reads the parsed text when it could reach it."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plansmith.binding import extract
+from plansmith.binding import extract, reads_json, singular
 from plansmith.binding._extract import simple_path
 from plansmith.errors import ToolCallError
+from plansmith.execution import ToolResult
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
@@ -39,8 +41,86 @@ def test_simple_paths_match_the_library(value: object, path: str) -> None:
 def test_filter_paths_use_the_library() -> None:
     doc = {"json": [{"n": 1}, {"n": 2}]}
     assert simple_path("$.json[?@.n > 1].n") is None
-    assert extract([("v", "$.json[?@.n > 1].n")], doc) == {"v": 2}
+    assert extract([("v", "$.json[?@.n > 1].n")], doc) == {"v": [2]}
     assert extract([("v", "$.json[*].n")], doc) == {"v": [1, 2]}
+
+
+NON_SINGULAR = [
+    "$.structured.hits[*].id",
+    "$.structured..id",
+    "$.structured.hits[?@.id].id",
+    "$.structured.hits[0:5].id",
+    "$.structured.hits[0,1].id",
+    "$.structured.hits.*.id",
+]
+
+
+@pytest.mark.parametrize("path", NON_SINGULAR)
+def test_a_path_that_is_not_singular_gives_a_list_whatever_it_matches(path: str) -> None:
+    for hits in range(3):
+        document = {"structured": {"hits": [{"id": f"h{k}"} for k in range(hits)]}}
+        found = extract([("ids", path)], document)  # type: ignore[arg-type]
+        assert found == {"ids": [f"h{k}" for k in range(hits)]}, (path, hits)
+
+
+def test_a_path_of_names_and_indices_gives_its_one_value_or_fails() -> None:
+    document = {"structured": {"hits": [{"id": "a"}, {"id": "b"}], "it's": [1]}}
+    for path, value in [
+        ("$.structured.hits[0].id", "a"),
+        ("$.structured.hits[-1].id", "b"),  # the library's, not the direct lookup
+        ('$["structured"]["hits"][1]["id"]', "b"),
+        ("$.structured.hits", [{"id": "a"}, {"id": "b"}]),
+    ]:
+        assert singular(path)
+        assert extract([("v", path)], document) == {"v": value}  # type: ignore[arg-type]
+    for path in ("$.structured.hits[2].id", "$.structured.hits[-3]", '$["structured"]["x"]'):
+        with pytest.raises(ToolCallError) as info:
+            extract([("v", path)], document)  # type: ignore[arg-type]
+        assert info.value.error_class == "extraction_error"
+
+
+def test_a_union_of_paths_is_not_singular() -> None:
+    document = {"structured": {"a": 1}, "text": "t"}
+    assert not singular("$.structured.a | $.text")
+    assert extract([("v", "$.structured.a | $.text")], document) == {"v": [1, "t"]}
+
+
+READS_JSON = {
+    "$..id": True,
+    "$.*": True,
+    "$[*].id": True,
+    "$[?@.id]": True,
+    "$['json', 'text']": True,
+    "$.json.a": True,
+    "$['json'].a": True,
+    "$": True,
+    "$.structured[?@.id == $.json.id]": True,  # a filter's query from the root
+    "$.structured | $.json.a": True,
+    "$.structured..id": False,
+    "$.structured[*].id": False,
+    "$.text": False,
+    "$['structured', 'text']": False,
+    "$.is_error": False,
+    "$.structured.json": False,  # a member named json inside structured
+}
+
+
+@pytest.mark.parametrize(("path", "reads"), READS_JSON.items(), ids=READS_JSON.keys())
+def test_a_path_reads_the_parsed_text_when_it_could_reach_it(path: str, reads: bool) -> None:
+    assert reads_json(path) is reads
+
+
+@pytest.mark.parametrize("path", ["$..id", "$.*", "$[?@.items]"])
+def test_what_a_path_matches_does_not_depend_on_the_other_outputs(path: str) -> None:
+    # the runner parses the result's text only for outputs that read_json says read it
+    result = ToolResult(None, '{"a": 1, "items": [{"id": "x"}, {"id": "y"}]}')
+    alone = [("v", path)]
+    with_json = [("v", path), ("a", "$.json.a")]
+    found = [
+        extract(outputs, result.document(parse_json=any(reads_json(p) for _, p in outputs)))
+        for outputs in (alone, with_json)
+    ]
+    assert found[0]["v"] == found[1]["v"] != []
 
 
 def test_no_match_is_an_extraction_error() -> None:

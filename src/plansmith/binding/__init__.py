@@ -1,7 +1,7 @@
 """Binding (pure): which live tool runs each plan step, with which arguments and policy."""
 
 from plansmith.binding._bind import PLACEHOLDER, StepKey, bind, step_key
-from plansmith.binding._extract import check_jsonpath, extract, simple_path
+from plansmith.binding._extract import check_jsonpath, extract, reads_json, simple_path, singular
 from plansmith.binding._model import (
     Binding,
     Bindings,
@@ -14,6 +14,7 @@ from plansmith.binding._model import (
 from plansmith.binding._read import load_bindings, parse_bindings
 from plansmith.binding._refs import EnvRef, OutputRef, ParamRef, Ref, RunRef, find_refs, parse_ref
 from plansmith.binding._render import as_text, render
+from plansmith.binding._types import TypeCheck, type_checks, type_mismatch
 
 __all__ = [
     # model
@@ -45,4 +46,10 @@ __all__ = [
     "extract",
     "check_jsonpath",
     "simple_path",
+    "singular",
+    "reads_json",
+    # run-time type checks of arguments other steps fill
+    "TypeCheck",
+    "type_checks",
+    "type_mismatch",
 ]

@@ -3,31 +3,29 @@
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
-import jsonschema
-
 from plansmith.binding._extract import check_jsonpath
+from plansmith.binding._located import here, here_argument
 from plansmith.binding._model import Binding, Bindings, BoundPlan, BoundStep, ToolCatalog
 from plansmith.binding._refs import (
+    KEY_HINT,
     EnvRef,
     OutputRef,
     ParamRef,
-    Ref,
-    RunRef,
     find_refs_at,
-    pointer_part,
+    keys_with_refs,
 )
 from plansmith.binding._render import as_text, render
+from plansmith.binding._schema_check import PLACEHOLDER, bind_time_value, check_schema
+from plansmith.binding._types import TypeCheck, type_checks
 from plansmith.errors import BindingError, Location, PlansmithError
 from plansmith.formats._yaml_node import did_you_mean
 from plansmith.model import Domain, JSONValue, Plan, Step, StepArg
 
 __all__ = ["bind", "step_key", "StepKey", "PLACEHOLDER"]
 
-PLACEHOLDER = "\x00plansmith:runtime-value\x00"
 #: A step as output references name it: the action and its arguments as text
 #: (``${move(a, 3).out}``): strings as they are, other arguments as JSON.
 StepKey = tuple[str, tuple[str, ...]]
@@ -68,6 +66,7 @@ def bind(
     problems: list[PlansmithError] = []
     bound: list[BoundStep] = []
     references: dict[tuple[str, str], Location] = {}  # (step, producer) -> where named
+    known_types: dict[int, tuple[Binding, dict[str, JSONValue], tuple[TypeCheck, ...]]] = {}
     for step in plan.steps:
         binding = bindings.get(step.action)
         if binding is None:  # one problem a step: listed once, with its steps (below)
@@ -92,6 +91,7 @@ def bind(
             references=references,
             configured=configured,
             unavailable=unavailable,
+            known_types=known_types,
         )
         if result is not None:
             bound.append(result)
@@ -167,17 +167,6 @@ def _check_actions(bindings: Bindings, domain: Domain, problems: list[PlansmithE
             )
 
 
-def _here(binding: Binding, key: str, step: Step) -> Location:
-    loc = binding.where(key) or Location()
-    return replace(loc, step=step.id)
-
-
-def _here_argument(binding: Binding, pointer: str, step: Step) -> Location:
-    """Where the argument value at ``pointer`` was written, for ``step``."""
-    loc = binding.where_argument(pointer) or binding.where("arguments") or Location()
-    return replace(loc, step=step.id)
-
-
 _REF_FORMS = "${param}, ${action(args).output}, ${env.NAME}, ${run.id} or ${run.dir}"
 
 
@@ -190,7 +179,7 @@ def _not_a_ref_hint(inner: str) -> str:
         return f"an environment variable is written ${{env.{text[4:].strip()}}} in bindings"
     if text.startswith("run."):
         return "the run's fields are ${run.id} and ${run.dir}"
-    return f"a reference is one of {_REF_FORMS}"
+    return f"a reference is one of {_REF_FORMS}; for the text ${{{inner}}}, write $${{{inner}}}"
 
 
 def _bind_step(
@@ -207,6 +196,7 @@ def _bind_step(
     references: dict[tuple[str, str], Location],
     configured: Sequence[str] | None,
     unavailable: Collection[str],
+    known_types: dict[int, tuple[Binding, dict[str, JSONValue], tuple[TypeCheck, ...]]],
 ) -> BoundStep | None:
     schema = domain.action(step.action)
     names = tuple(p.name for p in schema.parameters) if schema else ()
@@ -218,7 +208,7 @@ def _bind_step(
         problems.append(
             BindingError(
                 f"unknown server {binding.server!r} for action {step.action!r}",
-                location=_here(binding, "server", step),
+                location=here(binding, "server", step),
                 hint=_unknown_server_hint(binding.server, catalog, configured),
             )
         )
@@ -226,13 +216,13 @@ def _bind_step(
         problems.append(
             BindingError(
                 f"server {binding.server!r} has no tool {binding.tool!r}",
-                location=_here(binding, "tool", step),
+                location=here(binding, "tool", step),
                 hint=f"its tools are: {', '.join(catalog.tool_names(binding.server)) or 'none'}",
             )
         )
     producers: dict[str, str] = {}
     for pointer, inner, ref in find_refs_at(binding.arguments):
-        where = _here_argument(binding, pointer, step)
+        where = here_argument(binding, pointer, step)
         if ref is None:
             problems.append(
                 BindingError(
@@ -279,14 +269,24 @@ def _bind_step(
                 producers[inner] = producer
                 references.setdefault((step.id, producer), where)
                 _check_output_name(inner, ref, bindings, where, problems)
+    for pointer, key in keys_with_refs(binding.arguments):
+        problems.append(
+            BindingError(
+                f"the argument key {key!r} holds a reference",
+                location=here_argument(binding, pointer, step),
+                hint=KEY_HINT,
+            )
+        )
     tool = catalog.tool(binding.server, binding.tool)
+    checks: tuple[TypeCheck, ...] = ()
     if tool is not None and tool.input_schema:  # checked whatever else is wrong: all at once
         try:
-            args_value = render(binding.arguments, lambda r: _bind_time_value(r, params, env))
+            args_value = render(binding.arguments, lambda r: bind_time_value(r, params, env))
         except BindingError:  # a text that is not a reference (said above)
             pass
         else:
-            _check_schema(args_value, tool.input_schema, binding, step, problems)
+            check_schema(args_value, tool.input_schema, binding, step, problems)
+        checks = _type_checks(binding, tool.input_schema, known_types)
     if len(problems) > start:
         return None
     in_plan = {s.id for s in plan.steps}
@@ -302,70 +302,22 @@ def _bind_step(
         policy=binding.policy,
         tier=binding.policy.tier or step.tier,
         after=tuple(dict.fromkeys(step.after + data_edges)),
+        type_checks=checks,
     )
 
 
-def _bind_time_value(ref: Ref, params: Mapping[str, StepArg], env: Mapping[str, str]) -> JSONValue:
-    """A reference's value for the schema check; what is not known (another step's
-    output, a parameter or variable already reported missing) is the placeholder."""
-    if isinstance(ref, ParamRef):
-        return params.get(ref.name, PLACEHOLDER)
-    if isinstance(ref, EnvRef):
-        return env.get(ref.name, PLACEHOLDER)
-    if isinstance(ref, RunRef):
-        return f"<run.{ref.field}>"
-    return PLACEHOLDER
-
-
-def _check_schema(
-    value: JSONValue,
-    schema: dict[str, JSONValue],
+def _type_checks(
     binding: Binding,
-    step: Step,
-    problems: list[PlansmithError],
-) -> None:
-    try:
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        cls.check_schema(schema)
-        errors = list(cls(schema).iter_errors(value))
-    except jsonschema.SchemaError as error:
-        problems.append(_bad_schema(binding, step, error.message))
-        return
-    except Exception as error:  # the schema breaks the validator: a bad $ref, pattern, ...
-        problems.append(_bad_schema(binding, step, f"{type(error).__name__}: {error}"))
-        return
-    for err in errors:
-        if err.instance == PLACEHOLDER or PLACEHOLDER in str(err.instance):
-            continue  # filled at run time by another step's output
-        path = "/".join(str(p) for p in err.absolute_path) or "(arguments)"
-        pointer = "".join("/" + pointer_part(p) for p in err.absolute_path)
-        problems.append(
-            BindingError(
-                f"argument {path} of {binding.tool!r} fails its inputSchema: {err.message}",
-                location=_here_argument(binding, pointer, step),
-                hint=_schema_hint(binding.tool, path, err.schema),
-            )
-        )
-
-
-def _bad_schema(binding: Binding, step: Step, message: str) -> BindingError:
-    first = message.splitlines()[0] if message else "invalid"
-    if len(first) > 200:
-        first = first[:199] + "…"
-    return BindingError(
-        f"tool {binding.tool!r} of server {binding.server!r} lists an invalid inputSchema: {first}",
-        location=_here(binding, "tool", step),
-        hint="the server's tool description is at fault, not the binding: its arguments"
-        " cannot be checked until the server lists a valid JSON Schema",
-    )
-
-
-def _schema_hint(tool: str, path: str, schema: object) -> str:
-    """The part of ``tool``'s inputSchema that an argument failed, as compact JSON."""
-    text = json.dumps(schema, separators=(",", ":"), ensure_ascii=False, default=str)
-    if len(text) > 240:
-        text = text[:239] + "…"
-    return f"{tool}'s inputSchema at {path}: {text}"
+    schema: dict[str, JSONValue],
+    known: dict[int, tuple[Binding, dict[str, JSONValue], tuple[TypeCheck, ...]]],
+) -> tuple[TypeCheck, ...]:
+    """``type_checks`` of ``binding``'s arguments, worked out once for all its steps."""
+    seen = known.get(id(binding))
+    if seen is not None and seen[0] is binding and seen[1] is schema:
+        return seen[2]
+    checks = type_checks(binding.arguments, schema)
+    known[id(binding)] = (binding, schema, checks)
+    return checks
 
 
 def _check_output_name(

@@ -1,8 +1,14 @@
 """Output extractors: JSONPath expressions over a call's result document.
 
-Paths made only of names and indices (``$.structured.done``, ``$.json[0].name``)
-take a direct lookup, which gives the same single match as the library and is
-about fifty times cheaper; every other path goes to ``python-jsonpath`` (RFC 9535).
+A singular path (RFC 9535, 2.3.5.1: names and indices only, ``$.structured.done``,
+``$.json[0].name``, ``$.json[-1]``) gives its one match, and matching nothing is an
+``extraction_error``. Any other path (wildcards, ``..``, filters, slices, unions)
+gives the list of its matches, in the library's order, empty when none.
+
+Paths of names and non-negative indices take a direct lookup, which gives the same
+match as the library and is about fifty times cheaper; every other path goes to
+``python-jsonpath``. ``reads_json`` tells whether a path could reach the document's
+``json`` member, so that the result's text is parsed only for those that could.
 """
 
 from __future__ import annotations
@@ -13,12 +19,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import jsonpath
+from jsonpath import JSONPath
 from jsonpath.exceptions import JSONPathError
+from jsonpath.segments import JSONPathChildSegment
+from jsonpath.selectors import NameSelector
 
 from plansmith.errors import ToolCallError
 from plansmith.model import JSONValue
 
-__all__ = ["check_jsonpath", "extract", "simple_path"]
+__all__ = ["check_jsonpath", "extract", "simple_path", "singular", "reads_json"]
 
 _SEGMENT = re.compile(r"\.([A-Za-z_][A-Za-z0-9_\-]*)|\[(\d+)\]|\['([^'\\]*)'\]")
 _MISSING = object()
@@ -64,6 +73,43 @@ def _compiled(expression: str) -> Any:
     return jsonpath.compile(expression)
 
 
+@functools.lru_cache(maxsize=1024)
+def singular(expression: str) -> bool:
+    """Whether ``expression`` is a singular query (RFC 9535: names and indices only), which
+    gives one value; any other path gives a list. A path that does not compile counts as
+    singular (``bind`` refuses it; ``extract`` says it is bad)."""
+    if simple_path(expression) is not None:
+        return True
+    try:
+        path = _compiled(expression)
+    except JSONPathError:
+        return True
+    return isinstance(path, JSONPath) and path.singular_query()
+
+
+@functools.lru_cache(maxsize=1024)
+def reads_json(expression: str) -> bool:
+    """Whether ``expression`` could reach the result document's ``json`` member (the
+    result's text parsed): no unless it starts by naming another member (``$.structured``,
+    ``$.text``, ``$['is_error']``) and holds no other query from the root (in a filter)."""
+    keys = simple_path(expression)
+    if keys is not None:
+        return not keys or keys[0] == "json"
+    try:
+        path = _compiled(expression)
+    except JSONPathError:
+        return True  # refused by bind; nothing to save
+    if not isinstance(path, JSONPath) or not path.segments:
+        return True  # a union or intersection of paths (``|``, ``&``), or the whole document
+    first, rest = path.segments[0], path.segments[1:]
+    if type(first) is not JSONPathChildSegment or not all(
+        isinstance(s, NameSelector) and s.name != "json" for s in first.selectors
+    ):
+        return True  # ``..``, ``*``, a filter, an index, or ``json`` itself
+    # a filter may query the document from its root: ``[?@.id == $.json.id]``
+    return any("$" in str(segment) or "^" in str(segment) for segment in rest)
+
+
 def check_jsonpath(expression: str) -> str | None:
     """None if ``expression`` compiles, else the parser's message."""
     try:
@@ -76,9 +122,10 @@ def check_jsonpath(expression: str) -> str | None:
 def extract(
     outputs: Sequence[tuple[str, str]], document: Mapping[str, JSONValue]
 ) -> dict[str, JSONValue]:
-    """Each output's value: the JSONPath's single match, or the list of its matches.
+    """Each output's value: a singular path's match, or the list of another path's
+    matches (empty when none).
 
-    Raises ``ToolCallError`` (``extraction_error``) when a path matches nothing.
+    Raises ``ToolCallError`` (``extraction_error``) when a singular path matches nothing.
     """
     values: dict[str, JSONValue] = {}
     for name, expression in outputs:
@@ -93,6 +140,9 @@ def extract(
                 raise ToolCallError(
                     "extraction_error", f"output {name!r}: bad JSONPath {expression!r}: {error}"
                 ) from None
+        if not singular(expression):
+            values[name] = [cast(JSONValue, m) for m in found]
+            continue
         if not found:
             raise ToolCallError(
                 "extraction_error",
@@ -100,8 +150,7 @@ def extract(
                 + _not_json(expression, document),
                 hint="check the tool's result with `plansmith show RUN_ID`",
             )
-        matches = [cast(JSONValue, m) for m in found]
-        values[name] = matches[0] if len(matches) == 1 else matches
+        values[name] = cast(JSONValue, found[0])
     return values
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from plansmith.binding._types import TypeCheck
 from plansmith.errors import Location
 from plansmith.model import JSONValue, Step, StepArg, Tier
 
@@ -118,7 +119,10 @@ class BoundStep:
     ``params`` maps the action's parameter names to the step's arguments;
     ``producers`` maps each output reference's text (``act(x).out``) to the id of
     the step that produces it; ``after`` is the plan's dependencies plus the data
-    edges the references add.
+    edges the references add. ``type_checks`` are the JSON types the tool's
+    inputSchema declares for the arguments that are one output reference, to check
+    with ``type_mismatch`` once they are rendered (worked out from the catalog by
+    ``bind``; not part of what the step is, so not compared).
     """
 
     step: Step
@@ -131,6 +135,7 @@ class BoundStep:
     policy: StepPolicy = field(default_factory=StepPolicy)
     tier: Tier = Tier.WRITE
     after: tuple[str, ...] = ()
+    type_checks: tuple[TypeCheck, ...] = field(default=(), compare=False)
 
     @property
     def id(self) -> str:

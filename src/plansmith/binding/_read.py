@@ -8,11 +8,12 @@ a hint. A source named ``*.json`` is read as strict JSON. The rules (formats.md)
 
 - Names (actions, ``server``, ``tool``, outputs) are the scalar's text, so
   ``tool: no`` names the tool ``no``; never null, a collection, empty or tagged.
+  An output's name does not begin with ``$`` (the mark of a ``{"$blob": ...}``).
 - ``arguments`` are JSON. A plain scalar is null (``null``, ``~``, nothing), a
   boolean (``true``, ``false``), a number if written as a JSON number (``1.5e3``
   too), and else its text as written (``yes``, ``2024-02-30``, ``0x1F``, ``.inf``).
   Only the tags ``!!str``, ``!!int``, ``!!float``, ``!!bool``, ``!!null``,
-  ``!!map`` and ``!!seq`` are accepted.
+  ``!!map`` and ``!!seq`` are accepted. A key holds no ``${...}`` reference.
 - Anchors, aliases and merge keys (``<<: *base``; explicit keys win) work. What
   they add is bounded (``_MAX_EXPANDED`` values per file, so a "billion laughs"
   fails at once), and a value may not contain itself. A duplicate key is an
@@ -39,29 +40,44 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from plansmith.binding._model import Binding, Bindings, StepPolicy
-from plansmith.errors import BindingError, InputError, Location, ParseError, PlansmithError
-from plansmith.formats._yaml_node import Source, compose, did_you_mean, is_null, number
-from plansmith.model import JSONValue, Tier
+from plansmith.binding._refs import KEY_HINT, holds_reference
+from plansmith.binding._scalars import (
+    BOOL,
+    FLOAT,
+    INT,
+    JSON_NUMBER,
+    MAP,
+    MAX_RETRIES,
+    MAX_TIMEOUT,
+    MERGE,
+    NULL,
+    SEQ,
+    STR,
+    as_attempts,
+    as_seconds,
+    as_tier,
+    as_truth,
+    is_int,
+    json_number,
+    kind,
+    shown,
+    tag_text,
+    written_tag,
+)
+from plansmith.errors import BindingError, Location, ParseError, PlansmithError
+from plansmith.formats._yaml_node import Source, compose, did_you_mean, is_null
+from plansmith.model import JSONValue
 
 __all__ = ["load_bindings", "parse_bindings"]
 
 _FIELDS = ("server", "tool", "arguments", "outputs", "timeout", "retries", "idempotent", "tier")
 _TOP_KEYS = ("bindings", "$schema")
-_TIERS = tuple(t.value for t in Tier)
-_MAX_TIMEOUT = 7 * 24 * 3600  # within every timer API; longer work should report progress
-_MAX_RETRIES = 100  # more attempts than any failure class deserves; catches typos
 _MAX_EXPANDED = 100_000  # values that aliases and merge keys may add to one file
 _MAX_MERGE_DEPTH = 32
 _MAX_DEPTH = 100  # nesting of argument values
 
-_TAG = "tag:yaml.org,2002:"
-_STR, _NULL, _BOOL, _INT, _FLOAT = (_TAG + t for t in ("str", "null", "bool", "int", "float"))
-_MERGE, _MAP, _SEQ = (_TAG + t for t in ("merge", "map", "seq"))
-_BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _NEEDS = "write `bindings:`, then one `ACTION: {server: S, tool: T}` a line"
 _T = TypeVar("_T")
-_resolve: Callable[[type[Node], str, tuple[bool, bool]], str] = yaml.resolver.Resolver().resolve
 
 
 def load_bindings(path: str | Path) -> Bindings:
@@ -146,33 +162,7 @@ def _raise_if_unclosed(text: str, source: str | None) -> None:
         return
 
 
-def _kind(node: Node) -> str:
-    if isinstance(node, MappingNode):
-        return "a mapping"
-    if isinstance(node, SequenceNode):
-        return "a list"
-    if is_null(node):
-        return "nothing"
-    return f"the value {_shown(node.value)}"
-
-
-def _written_tag(node: ScalarNode) -> str | None:
-    """The tag written on ``node`` (``!foo x``), or None if YAML resolved it from the text."""
-    implicit = _STR if node.style else _resolve(ScalarNode, node.value, (True, False))
-    if node.tag != implicit:
-        return str(node.tag)
-    mark = node.start_mark  # a tag equal to the resolved one: look at the text
-    buffer = getattr(mark, "buffer", None)
-    if not isinstance(buffer, str):
-        return None
-    head = buffer[mark.pointer : node.end_mark.pointer].split(None, 1)
-    if head and head[0].startswith("&"):  # &anchor !!str 1e3
-        head = head[1:]
-    return str(node.tag) if head and head[0].startswith("!") else None
-
-
-def _tag_text(tag: str) -> str:
-    return "!!" + tag.removeprefix(_TAG) if tag.startswith(_TAG) else tag
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _escape(key: str) -> str:
@@ -206,7 +196,7 @@ class _Reader:
     def read(self, root: Node | None) -> list[Binding]:
         if root is not None and not is_null(root) and not isinstance(root, MappingNode):
             raise self.src.fail(
-                root, f"a bindings file must be a mapping, not {_kind(root)}", _NEEDS
+                root, f"a bindings file must be a mapping, not {kind(root)}", _NEEDS
             )
         body: Node | None = None
         misspelt = (Location(self.src.file, 1), _NEEDS)
@@ -223,7 +213,7 @@ class _Reader:
             message = "a bindings file needs a top-level 'bindings' mapping"
             raise BindingError(message, location=misspelt[0], hint=misspelt[1])
         if not isinstance(body, MappingNode):
-            message = f"'bindings' must be a mapping of action names, not {_kind(body)}"
+            message = f"'bindings' must be a mapping of action names, not {kind(body)}"
             raise self.src.fail(body, message, "write one `ACTION: {server: S, tool: T}` a line")
         out: list[Binding] = []
         for key, entry in self.pairs(body, "'bindings'"):
@@ -240,12 +230,12 @@ class _Reader:
         merged: dict[str, tuple[ScalarNode, Node]] = {}
         explicit: dict[str, tuple[ScalarNode, Node]] = {}
         for key, value in node.value:
-            if isinstance(key, ScalarNode) and key.tag == _MERGE:
+            if isinstance(key, ScalarNode) and key.tag == MERGE:
                 for k, v in self.merged(node, value, what, depth):
                     merged.setdefault(k.value, (k, v))
             elif not isinstance(key, ScalarNode) or is_null(key):
                 hint = "write each key as plain or quoted text"
-                self.problem(key, f"a key of {what} must be a name, not {_kind(key)}", hint)
+                self.problem(key, f"a key of {what} must be a name, not {kind(key)}", hint)
             elif key.value in explicit:
                 hint = f"it was first given at line {explicit[key.value][0].start_mark.line + 1}"
                 self.problem(key, f"duplicate key {key.value!r} in {what}", hint + "; keep one")
@@ -262,7 +252,7 @@ class _Reader:
             if not isinstance(source, MappingNode):
                 hint = "write `<<: *name`, with `&name` on a mapping, or `<<: [*a, *b]`"
                 self.problem(
-                    source, f"a merge key in {what} takes mappings, not {_kind(source)}", hint
+                    source, f"a merge key in {what} takes mappings, not {kind(source)}", hint
                 )
             elif source is into or depth >= _MAX_MERGE_DEPTH:
                 hint = "a mapping cannot merge itself, directly or through others"
@@ -275,10 +265,10 @@ class _Reader:
     def name(self, node: Node, what: str, hint: str) -> str | None:
         """A name: the scalar's text, whatever YAML would resolve it to (``no`` stays ``no``)."""
         if not isinstance(node, ScalarNode) or is_null(node):
-            self.problem(node, f"{what} must be a name, not {_kind(node)}", hint)
-        elif (tag := _written_tag(node)) not in (None, _STR):
+            self.problem(node, f"{what} must be a name, not {kind(node)}", hint)
+        elif (tag := written_tag(node)) not in (None, STR):
             self.problem(
-                node, f"{what} has the tag {_tag_text(str(tag))}", "drop the tag: a name is text"
+                node, f"{what} has the tag {tag_text(str(tag))}", "drop the tag: a name is text"
             )
         elif not node.value.strip():
             self.problem(node, f"{what} is empty", hint)
@@ -291,7 +281,7 @@ class _Reader:
         if not isinstance(node, MappingNode):
             hint = "give it `server:`, `tool:` and, if the tool takes any, `arguments:`"
             self.problem(
-                node, f"the binding of {action!r} must be a mapping, not {_kind(node)}", hint
+                node, f"the binding of {action!r} must be a mapping, not {kind(node)}", hint
             )
             return None
         fields: dict[str, Node] = {}
@@ -331,15 +321,22 @@ class _Reader:
     def outputs(self, action: str, node: Node | None) -> tuple[tuple[str, str], ...]:
         example = 'write `outputs: {NAME: "$.json.field"}`'
         if node is not None and not isinstance(node, MappingNode):
-            self.problem(node, f"'outputs' must map names to JSONPaths, not {_kind(node)}", example)
+            self.problem(node, f"'outputs' must map names to JSONPaths, not {kind(node)}", example)
             return ()
         out: list[tuple[str, str]] = []
         for key, value in (
             self.pairs(node, f"the outputs of {action!r}") if node is not None else ()
         ):
             output = self.name(key, "an output name", example)
-            if output is not None and (not isinstance(value, ScalarNode) or value.tag != _STR):
-                message = f"output {output!r} must be a JSONPath string, not {_kind(value)}"
+            if output is not None and output.startswith("$"):
+                message = f"output name {output!r} begins with '$'"
+                hint = (
+                    "'$' marks a stored value's reference ({\"$blob\": ...}) in events and"
+                    f" results; name the output without it, e.g. {output.lstrip('$') or 'value'!r}"
+                )
+                self.problem(key, message, hint)
+            elif output is not None and (not isinstance(value, ScalarNode) or value.tag != STR):
+                message = f"output {output!r} must be a JSONPath string, not {kind(value)}"
                 self.problem(value, message, 'a JSONPath starts with $, e.g. "$.json.name"')
             elif output is not None:
                 out.append((output, str(value.value)))
@@ -352,16 +349,18 @@ class _Reader:
             value = None if node is None or is_null(node) else read(node)
             if node is not None and not is_null(node) and value is None:
                 self.problem(
-                    node, f"{field!r} of {action!r} must be {what}, not {_kind(node)}", hint
+                    node, f"{field!r} of {action!r} must be {what}, not {kind(node)}", hint
                 )
             return value
 
-        seconds = f"a number of seconds, more than 0 and at most {_MAX_TIMEOUT} (a week)"
-        timeout = given("timeout", _seconds, seconds, "write e.g. `timeout: 30`")
-        whole = f"a whole number from 0 to {_MAX_RETRIES}"
-        retries = given("retries", _attempts, whole, "write the extra attempts, e.g. `retries: 2`")
-        idempotent = given("idempotent", _truth, "true or false", "write `true` or `false`")
-        tier = given("tier", _tier, "read, write or execute", "write e.g. `tier: read`")
+        seconds = f"a number of seconds, more than 0 and at most {MAX_TIMEOUT} (a week)"
+        timeout = given("timeout", as_seconds, seconds, "write e.g. `timeout: 30`")
+        whole = f"a whole number from 0 to {MAX_RETRIES}"
+        retries = given(
+            "retries", as_attempts, whole, "write the extra attempts, e.g. `retries: 2`"
+        )
+        idempotent = given("idempotent", as_truth, "true or false", "write `true` or `false`")
+        tier = given("tier", as_tier, "read, write or execute", "write e.g. `tier: read`")
         return StepPolicy(
             timeout=timeout, retries=retries or 0, idempotent=bool(idempotent), tier=tier
         )
@@ -385,7 +384,7 @@ class _Reader:
             self.spend(node)
         if depth:
             self.locations.append(("arguments" + pointer, self.src.loc(node)))
-        if depth >= _MAX_DEPTH or node.tag != (_SEQ if isinstance(node, SequenceNode) else _MAP):
+        if depth >= _MAX_DEPTH or node.tag != (SEQ if isinstance(node, SequenceNode) else MAP):
             if depth >= _MAX_DEPTH:
                 message = f"the arguments nest more than {_MAX_DEPTH} levels deep"
                 self.problem(node, message, "flatten the arguments")
@@ -399,36 +398,47 @@ class _Reader:
                     self.value(item, f"{pointer}/{i}", expanding, depth + 1)
                     for i, item in enumerate(node.value)
                 ]
+            pairs = self.pairs(node, "the arguments")
+            for k, _ in pairs:
+                if holds_reference(k.value):
+                    self.problem(
+                        k, f"the argument key {shown(k.value)} holds a reference", KEY_HINT
+                    )
             return {
                 k.value: self.value(v, f"{pointer}/{_escape(k.value)}", expanding, depth + 1)
-                for k, v in self.pairs(node, "the arguments")
+                for k, v in pairs
             }
         finally:
             self.open.discard(ident)
 
     def scalar(self, node: ScalarNode) -> JSONValue:
         tag, text = node.tag, str(node.value)
-        if node.style:  # quoted, or a block: text, unless tagged (!!int "3")
-            return text if tag == _STR else self.tagged(node)
-        if tag == _NULL:
+        if not text.isascii() and _LONE_SURROGATE.search(text):  # "\ud800" in quotes
+            hint = "write the character whole (a pair \\ud83d\\ude00, or the character itself)"
+            message = f"{shown(text)} holds a lone surrogate: no tool can be sent it"
+            self.problem(node, message, hint)
             return None
-        if tag == _BOOL and text.lower() in ("true", "false"):
+        if node.style:  # quoted, or a block: text, unless tagged (!!int "3")
+            return text if tag == STR else self.tagged(node)
+        if tag == NULL:
+            return None
+        if tag == BOOL and text.lower() in ("true", "false"):
             return text.lower() == "true"
-        if _JSON_NUMBER.fullmatch(text) and (
-            tag == _FLOAT or (tag == _INT and _is_int(text)) or _written_tag(node) is None
+        if JSON_NUMBER.fullmatch(text) and (
+            tag == FLOAT or (tag == INT and is_int(text)) or written_tag(node) is None
         ):
-            value = _json_number(text, tag)
+            value = json_number(text, tag)
             if value is None:
                 hint = "write a smaller number, or quote it to pass it as text"
-                self.problem(node, f"the number {_shown(text)} is out of range", hint)
+                self.problem(node, f"the number {shown(text)} is out of range", hint)
             return value
-        if tag == _STR or _written_tag(node) is None:
+        if tag == STR or written_tag(node) is None:
             return text  # what YAML 1.1 reads and JSON does not: yes, 0x1F, 2024-01-01, .inf
         return self.tagged(node)
 
     def tagged(self, node: ScalarNode) -> JSONValue:
         """A scalar with a written tag: JSON's types only."""
-        if node.tag not in (_INT, _FLOAT, _BOOL):
+        if node.tag not in (INT, FLOAT, BOOL):
             self.unsupported(node)
             return None
         try:
@@ -436,69 +446,15 @@ class _Reader:
         except (yaml.YAMLError, ValueError, KeyError, OverflowError):
             value = None
         if (
-            (node.tag == _BOOL and isinstance(value, bool))
-            or (node.tag == _INT and type(value) is int)
-            or (node.tag == _FLOAT and isinstance(value, float) and math.isfinite(value))
+            (node.tag == BOOL and isinstance(value, bool))
+            or (node.tag == INT and type(value) is int)
+            or (node.tag == FLOAT and isinstance(value, float) and math.isfinite(value))
         ):
             return cast(JSONValue, value)
         hint = "write it as JSON (1, 2.5, true), or quote it without the tag for text"
-        self.problem(node, f"{_kind(node)} is not a valid {_tag_text(node.tag)}", hint)
+        self.problem(node, f"{kind(node)} is not a valid {tag_text(node.tag)}", hint)
         return None
 
     def unsupported(self, node: Node) -> None:
         hint = "arguments are JSON: drop the tag, or quote the value to pass it as text"
-        self.problem(node, f"the tag {_tag_text(node.tag)} is not supported in arguments", hint)
-
-
-def _number(node: Node) -> int | float | None:
-    """A finite number (YAML's and JSON's forms), or None."""
-    if (  # the common case, without a constructor
-        isinstance(node, ScalarNode)
-        and not node.style
-        and node.tag in (_INT, _FLOAT, _STR)
-        and _JSON_NUMBER.fullmatch(node.value)
-    ):
-        return _json_number(node.value, node.tag)
-    try:
-        return number(Source(None, InputError), node, "")
-    except InputError:
-        return None
-
-
-def _seconds(node: Node) -> float | None:
-    value = _number(node)
-    return float(value) if value is not None and 0 < value <= _MAX_TIMEOUT else None
-
-
-def _attempts(node: Node) -> int | None:
-    value = _number(node)
-    if value is None or value != int(value) or not 0 <= value <= _MAX_RETRIES:
-        return None
-    return int(value)
-
-
-def _truth(node: Node) -> bool | None:
-    if not isinstance(node, ScalarNode) or node.tag != _BOOL:
-        return None
-    return _BOOLS.get(node.value.lower())
-
-
-def _tier(node: Node) -> Tier | None:
-    return Tier(node.value) if isinstance(node, ScalarNode) and node.value in _TIERS else None
-
-
-def _is_int(text: str) -> bool:
-    return "." not in text and "e" not in text and "E" not in text
-
-
-def _json_number(text: str, tag: str) -> int | float | None:
-    """A JSON number's value (a float for a ``!!float``), or None if out of range."""
-    try:
-        value = float(text) if tag == _FLOAT or not _is_int(text) else int(text)
-    except ValueError:  # more digits than Python converts
-        return None
-    return value if math.isfinite(value) else None
-
-
-def _shown(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:37] + "...")
+        self.problem(node, f"the tag {tag_text(node.tag)} is not supported in arguments", hint)

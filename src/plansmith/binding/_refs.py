@@ -1,4 +1,8 @@
-"""``${...}`` references in argument templates (formats.md, Bindings)."""
+"""``${...}`` references in argument templates (formats.md, Bindings).
+
+``$${`` stands for a literal ``${`` (a shell's ``${HOME:-/tmp}``, a JS template
+literal): it is no reference, and ``render`` writes it as ``${``.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,27 @@ from dataclasses import dataclass
 
 from plansmith.model import JSONValue
 
-__all__ = ["ParamRef", "OutputRef", "EnvRef", "RunRef", "Ref", "parse_ref", "find_refs", "REF_RE"]
+__all__ = [
+    "ParamRef",
+    "OutputRef",
+    "EnvRef",
+    "RunRef",
+    "Ref",
+    "parse_ref",
+    "find_refs",
+    "holds_reference",
+    "REF_RE",
+    "TOKEN_RE",
+    "KEY_HINT",
+]
 
 REF_RE = re.compile(r"\$\{([^}]*)\}")
+#: a reference (its inner text in group 1) or the escape ``$${`` (group 1 None)
+TOKEN_RE = re.compile(r"\$\$\{|\$\{([^}]*)\}")
+KEY_HINT = (
+    "keys are names the tool's inputSchema declares, written as they are: put what"
+    " varies in a value (`$${` writes a literal `${`)"
+)
 _NAME = r"[A-Za-z_][A-Za-z0-9_\-]*"
 _OUTPUT_RE = re.compile(rf"^\s*({_NAME})\s*\(([^)]*)\)\s*\.\s*({_NAME})\s*$")
 _PARAM_RE = re.compile(rf"^\s*({_NAME})\s*$")
@@ -65,11 +87,24 @@ def parse_ref(inner: str) -> Ref | None:
     return None
 
 
+def _inners(text: str) -> Iterator[str]:
+    """The inner text of every ``${...}`` of ``text`` (not those escaped as ``$${``)."""
+    if "${" in text:
+        for m in TOKEN_RE.finditer(text):
+            if m.group(1) is not None:
+                yield m.group(1)
+
+
+def holds_reference(text: str) -> bool:
+    """Whether ``text`` holds a ``${...}`` that ``render`` would replace."""
+    return next(_inners(text), None) is not None
+
+
 def find_refs(template: JSONValue) -> Iterator[tuple[str, Ref | None]]:
     """Every ``${...}`` in the strings of ``template``: its inner text and its parse."""
     if isinstance(template, str):
-        for m in REF_RE.finditer(template):
-            yield m.group(1), parse_ref(m.group(1))
+        for inner in _inners(template):
+            yield inner, parse_ref(inner)
     elif isinstance(template, list):
         for item in template:
             yield from find_refs(item)
@@ -86,16 +121,27 @@ def pointer_part(key: str | int) -> str:
 
 def find_refs_at(template: JSONValue, at: str = "") -> Iterator[tuple[str, str, Ref | None]]:
     """``find_refs`` with where each reference is: the JSON Pointer of the value that
-    holds it (a reference in a key counts as in its value), ``""`` for the whole."""
+    holds it, ``""`` for the whole. Keys are not searched (see ``keys_with_refs``)."""
     if isinstance(template, str):
-        for m in REF_RE.finditer(template):
-            yield at, m.group(1), parse_ref(m.group(1))
+        for inner in _inners(template):
+            yield at, inner, parse_ref(inner)
     elif isinstance(template, list):
         for i, item in enumerate(template):
             yield from find_refs_at(item, f"{at}/{i}")
     elif isinstance(template, dict):
         for key, item in template.items():
+            yield from find_refs_at(item, f"{at}/{pointer_part(key)}")
+
+
+def keys_with_refs(template: JSONValue, at: str = "") -> Iterator[tuple[str, str]]:
+    """Every mapping key of ``template`` that holds a reference: the JSON Pointer of its
+    value, and the key (keys are names a tool's schema declares, not templates)."""
+    if isinstance(template, list):
+        for i, item in enumerate(template):
+            yield from keys_with_refs(item, f"{at}/{i}")
+    elif isinstance(template, dict):
+        for key, item in template.items():
             here = f"{at}/{pointer_part(key)}"
-            for _, inner, ref in find_refs_at(key):
-                yield here, inner, ref
-            yield from find_refs_at(item, here)
+            if isinstance(key, str) and holds_reference(key):
+                yield here, key
+            yield from keys_with_refs(item, here)

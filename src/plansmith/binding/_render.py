@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from plansmith.binding._refs import REF_RE, Ref, parse_ref
+from plansmith.binding._refs import REF_RE, TOKEN_RE, Ref, parse_ref
 from plansmith.errors import BindingError
 from plansmith.model import JSONValue
 
@@ -26,7 +26,7 @@ def render(template: JSONValue, resolve: Resolver) -> JSONValue:
     """``template`` with its references resolved.
 
     A string that is exactly one reference keeps the value's JSON type; a
-    reference inside a longer string is rendered as text.
+    reference inside a longer string is rendered as text; ``$${`` is a literal ``${``.
     """
     if isinstance(template, str):
         whole = REF_RE.fullmatch(template)
@@ -34,7 +34,10 @@ def render(template: JSONValue, resolve: Resolver) -> JSONValue:
             return resolve(_parsed(whole.group(1)))
         if "${" not in template:
             return template
-        return REF_RE.sub(lambda m: as_text(resolve(_parsed(m.group(1)))), template)
+        return TOKEN_RE.sub(
+            lambda m: "${" if m.group(1) is None else as_text(resolve(_parsed(m.group(1)))),
+            template,
+        )
     if isinstance(template, list):
         return [render(item, resolve) for item in template]
     if isinstance(template, dict):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TypeVar, cast
 
-from plansmith.binding import BoundPlan, BoundStep, StepPolicy
+from plansmith.binding import BoundPlan, BoundStep, StepPolicy, TypeCheck
 from plansmith.model import JSONValue, Step, StepArg, Tier, canonical_json
 
 __all__ = ["bound_to_dict", "bound_from_dict"]
@@ -58,6 +58,16 @@ def _params(value: JSONValue, share: _Sharing) -> tuple[tuple[str, StepArg], ...
     return tuple((share.text(a), _arg(b)) for a, b in items)
 
 
+def _checks_to_json(checks: tuple[TypeCheck, ...]) -> JSONValue:
+    return [[list(c.keys), list(c.types), c.reference] for c in checks]
+
+
+def _checks(value: JSONValue, share: _Sharing) -> tuple[TypeCheck, ...]:
+    """A step's ``type_checks`` as the log holds them (none in a log written before)."""
+    items = cast(list[list[Any]], value or [])
+    return share.one(tuple(TypeCheck(tuple(k), tuple(t), str(r)) for k, t, r in items))
+
+
 def bound_to_dict(bound: BoundPlan) -> dict[str, JSONValue]:
     return {
         "plan_hash": bound.plan_hash,
@@ -83,6 +93,7 @@ def bound_to_dict(bound: BoundPlan) -> dict[str, JSONValue]:
                 },
                 "tier": s.tier.value,
                 "after": list(s.after),
+                **({"type_checks": _checks_to_json(s.type_checks)} if s.type_checks else {}),
             }
             for s in bound.steps
         ],
@@ -124,6 +135,7 @@ def bound_from_dict(data: dict[str, JSONValue]) -> BoundPlan:
                 ),
                 tier=Tier(str(raw.get("tier", "write"))),
                 after=tuple(str(a) for a in cast(list[str], raw.get("after") or [])),
+                type_checks=_checks(raw.get("type_checks"), share),
             )
         )
     return BoundPlan(str(data.get("plan_hash", "")), tuple(steps))

@@ -37,8 +37,10 @@ from plansmith.binding import (
     Ref,
     RunRef,
     extract,
+    reads_json,
     render,
     simple_path,
+    type_mismatch,
 )
 from plansmith.errors import ExecutionError, PlansmithError, ToolCallError
 from plansmith.execution._codec import bound_to_dict
@@ -515,6 +517,15 @@ class Runner:
                 resolve = self._resolve(bound)
                 arguments = render(arguments, resolve)
                 check_sendable(arguments, bound.arguments, resolve, step_id)
+                if bound.type_checks:
+                    wrong = type_mismatch(bound.type_checks, arguments)
+                    if wrong is not None:
+                        raise ToolCallError(
+                            ErrorClass.PROTOCOL_ERROR,
+                            f"{wrong} (tool {info.tool!r} not called)",
+                            hint="the producing step's output has another type: change its"
+                            " JSONPath, or write the reference inside text to send a string",
+                        )
             if not isinstance(arguments, dict):
                 raise ToolCallError(ErrorClass.PROTOCOL_ERROR, "tool arguments must be an object")
             timeout = info.timeout
@@ -669,7 +680,7 @@ def _read_outputs(
         if len(_OUTPUTS_READ) >= 1024:  # a bound on what is kept
             _OUTPUTS_READ.clear()
         known = _OUTPUTS_READ[outputs] = (
-            any("json" in path for _, path in outputs),
+            any(reads_json(path) for _, path in outputs),
             _result_paths(outputs),
         )
     return known
