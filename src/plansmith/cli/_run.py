@@ -272,10 +272,13 @@ def replay_command(
             f"the replay of run {run_id} differs from its record in {where}",
             hint=f"compare `plansmith show {run_id}` with the events printed above",
         )
+    said = (
+        f"in {parts} part(s); each step's events as recorded"
+        if parts
+        else "; no step ran (the run never started), as recorded"
+    )
     typer.echo(
-        f"replayed run {run_id}: {len(replayed)} events in {parts} part(s);"
-        " each step's events as recorded",
-        err=True,
+        f"replayed run {run_id}: {len(replayed)} events{' ' if parts else ''}{said}", err=True
     )
 
 
