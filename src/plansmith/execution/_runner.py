@@ -202,12 +202,14 @@ class Runner:
                 raise cause from None
             reason = f"internal error: {type(cause).__name__}: {cause}"
             self.emit(RunFinished(run_id=self.state.run_id, state="failed", reason=reason))
-            raise ExecutionError(
+            internal = ExecutionError(
                 reason,
                 hint="not a tool's failure but a fault in the code that calls the tools or"
                 " watches the run (plansmith's, or an invoker or view of your own): its"
                 " traceback is this error's __cause__; please report it with that",
-            ) from cause
+            )
+            internal.__cause__ = cause  # set too: mypyc drops what ``from`` sets
+            raise internal from cause
         if self._halted:
             self.emitter.flush()  # what the steps recorded before the stop
             return RunOutcome(self.state.run_id, "stopped", None, self._outputs())
