@@ -167,3 +167,22 @@ def start_run(
         PlanReady(run_id=run_id, plan_hash=b.plan_hash, bound=bound_to_dict(b))
     )
     return log, fold(run_id, log.events(run_id))
+
+
+#: ``work`` answers with JSON text (its ``text`` argument: ``{"done": "<x>"}``); ``finish``
+#: sends on what ``work`` read from it, and would be retried three times
+JSON_TEXT_BINDINGS = """\
+bindings:
+  work:
+    server: counter
+    tool: echo_text
+    arguments: {text: '{"done": "${x}"}'}
+    outputs: {done: "$.json.done"}
+  finish:
+    server: counter
+    tool: echo
+    arguments: {x: "${work(x).done}"}
+    outputs: {value: "$.structured.value"}
+    retries: 3
+    idempotent: true
+"""

@@ -34,23 +34,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-#: ``work`` answers with JSON text (its ``text`` argument: ``{"done": "<x>"}``); ``finish``
-#: sends on what ``work`` read from it, and would be retried three times
-TEXT_BINDINGS = """\
-bindings:
-  work:
-    server: counter
-    tool: echo_text
-    arguments: {text: '{"done": "${x}"}'}
-    outputs: {done: "$.json.done"}
-  finish:
-    server: counter
-    tool: echo
-    arguments: {x: "${work(x).done}"}
-    outputs: {value: "$.structured.value"}
-    retries: 3
-    idempotent: true
-"""
+TEXT_BINDINGS = h.JSON_TEXT_BINDINGS
 
 
 async def answer_text(call: ToolCall) -> ToolResult:

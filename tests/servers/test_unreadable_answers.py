@@ -143,25 +143,15 @@ def test_a_line_that_answers_no_request_of_ours_gives_no_id(line: str) -> None:
     assert response_id(line) is None
 
 
-COUNTER_TEXT = """\
-bindings:
-  work:
-    server: counter
-    tool: echo_text
-    arguments: {text: '{"done": "${x}"}'}
-    outputs: {done: "$.json.done"}
-  finish:
-    server: counter
-    tool: echo
-    arguments: {x: "${work(x).done}"}
-    outputs: {value: "$.structured.value"}
-    retries: 3
-    idempotent: true
+COUNTER_TEXT = (
+    h.JSON_TEXT_BINDINGS
+    + """\
   alt:
     server: counter
     tool: sleep
     arguments: {seconds: 0.5}
 """
+)
 
 
 async def test_a_lone_surrogate_fails_only_its_step_and_the_server_goes_on(
