@@ -76,3 +76,12 @@ def files(inputs: RunInputs) -> list[str]:
         "--bindings",
         str(inputs.bindings),
     ]
+
+
+#: ``python -c CLI_MAIN ARGS`` runs ``plansmith ARGS`` with SIGINT as a terminal's
+#: foreground job has it, even where the tests run with it ignored (a background job of a
+#: shell without job control: its children inherit that, and the CLI keeps it ignored)
+CLI_MAIN = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
+    " sys.argv[0] = 'plansmith'; from plansmith.cli import main; main()"
+)

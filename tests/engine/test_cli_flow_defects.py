@@ -27,12 +27,7 @@ from _shared_servers import binding
 
 invoke, files = eh.invoke, eh.files
 
-# SIGINT as a terminal's foreground job has it, even where the tests run with it ignored
-# (a background job of a shell without job control: its children inherit that)
-_MAIN = (
-    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
-    " sys.argv[0] = 'plansmith'; from plansmith.cli import main; main()"
-)
+_MAIN = eh.CLI_MAIN
 
 # a stdio "server" that never answers: start-up waits on it until the run is cancelled;
 # it writes its pid, and ends when its stdin is closed (as the pool stops a server), after

@@ -33,26 +33,31 @@ def test_ctrl_c_while_check_starts_a_server_that_never_answers_exits_130(tmp_pat
     inputs.servers.write_text(json.dumps(servers))
     cmd = [
         sys.executable,
-        "-m",
-        "plansmith",
+        "-c",
+        eh.CLI_MAIN,  # SIGINT as a terminal gives it (the tests may run with it ignored)
         "check",
         *eh.files(inputs),
         "--home",
         str(tmp_path / "h"),
     ]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while not marker.exists():  # the server runs: check waits for its answer
-            assert proc.poll() is None
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=15)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    with subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        try:
+            deadline = time.monotonic() + 30
+            while not marker.exists():  # the server runs: check waits for its answer
+                assert proc.poll() is None
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=15)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert "interrupted" in err
