@@ -285,7 +285,10 @@ def test_cancel_on_the_run_page_turns_the_steps_in_flight_cancelled_live(
         assert sorted(states.values()) == ["cancelled", "cancelled", "pending", "pending"]
         running = [s for s, st in states.items() if st == "cancelled"]
         assert _node(page, running[0]) == ("cancelled", GREY)
-        assert "2 cancelled" in page.locator("#summary").inner_text()
+        page.wait_for_function(  # the summary is painted on the next animation frame
+            "() => document.getElementById('summary').textContent.includes('2 cancelled')",
+            timeout=10_000,
+        )
         page.locator(f"[data-step='{running[0]}']").click()
         assert "cancelled with the run" in page.locator("#detail").inner_text()
         page.reload()  # the same, folded from the log
