@@ -27,6 +27,7 @@ from plansmith.execution import (
     StepFailed,
     StepStarted,
     StepSucceeded,
+    ToolResult,
 )
 from plansmith.execution._event_fast import event_json
 from plansmith.model import Step
@@ -64,25 +65,26 @@ async def test_an_answer_nested_too_deep_to_read_fails_its_call_at_once(tmp_path
             assert pool._conns["raw"].generation == 1
 
 
-async def test_a_stray_line_before_an_answer_is_dropped_and_the_call_gets_its_answer(
-    tmp_path: Path,
-) -> None:
+async def _call_raw(tmp_path: Path, tool: str) -> ToolResult:
+    """``tool`` of a freshly started raw server, called once without arguments."""
     with (tmp_path / "err.log").open("w") as errlog:
         async with ServerPool(sh.servers(raw()), errlog=errlog, mode="legacy") as pool:
             with anyio.fail_after(30):
                 await pool.start()
-                result = await pool.call("raw", "banner", {})
+                return await pool.call("raw", tool, {})
+
+
+async def test_a_stray_line_before_an_answer_is_dropped_and_the_call_gets_its_answer(
+    tmp_path: Path,
+) -> None:
+    result = await _call_raw(tmp_path, "banner")
     assert result.structured == {"v": "after"}
 
 
 async def test_nan_and_the_infinities_in_structured_content_arrive_as_null(
     tmp_path: Path,
 ) -> None:
-    with (tmp_path / "err.log").open("w") as errlog:
-        async with ServerPool(sh.servers(raw()), errlog=errlog, mode="legacy") as pool:
-            with anyio.fail_after(30):
-                await pool.start()
-                result = await pool.call("raw", "nan", {})
+    result = await _call_raw(tmp_path, "nan")
     assert result.structured == {"v": None, "w": None, "x": None, "list": [1.5, None], "ok": 2.5}
 
 
