@@ -26,6 +26,8 @@ Scenarios (each the same tool calls, ``echo(x=7)`` of the shared raw benchmark's
                 batches of 256), against the raw loop and plansmith, interleaved
 
   --parts       each part of a step's CPU alone: the SDK call and pool.call in memory,
+                the output check of a result by the SDK (python-jsonschema) and by the pool
+                (jsonschema-rs),
                 the runner over a fake invoker (memory and SQLite log), event JSON,
                 an event's construction, and a SQLite commit of a step's two events
 
@@ -369,6 +371,7 @@ async def parts(n: int = 2000, reps: int = 5) -> None:
 
     from plansmith.execution import FakeInvoker, StepSucceeded, ToolCall, ToolResult
     from plansmith.execution._event_fast import event_json, step_started, step_succeeded
+    from plansmith.servers._output_check import OutputChecks
 
     rows: dict[str, list[float]] = {}
 
@@ -389,9 +392,28 @@ async def parts(n: int = 2000, reps: int = 5) -> None:
         catalog = await pool.start()
         await warm(pool, ["s0"])
         bound = bound_for(make_plan(n, chain=True), catalog)
+        echo = catalog.tool("s0", "echo")
+        assert echo is not None
+        assert echo.output_schema is not None
+        checks = OutputChecks((echo,))
+        await client.list_tools()
+        echoed = await client.call_tool("echo", {"x": 7})
         with tempfile.TemporaryDirectory() as tmp:
             sqlite = SqliteRunLog(Path(tmp) / "runs.db")
             for _ in range(reps):
+                t0 = time.process_time()
+                for _ in range(n):
+                    await client.session.validate_tool_result("echo", echoed)
+                add(
+                    "output check, the SDK's (python-jsonschema)",
+                    (time.process_time() - t0) / n * 1e6,
+                )
+                t0 = time.process_time()
+                for _ in range(n):
+                    assert checks.passes("echo", echoed)
+                add(
+                    "output check, the pool's (jsonschema-rs)", (time.process_time() - t0) / n * 1e6
+                )
                 t0 = time.process_time()
                 for _ in range(n):
                     await client.call_tool("echo", {"x": 7})

@@ -29,11 +29,16 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import (
     CONNECTION_CLOSED,
+    HEADER_MISMATCH,
     INTERNAL_ERROR,
     REQUEST_TIMEOUT,
+    CallToolRequest,
+    CallToolRequestParams,
     CallToolResult,
+    InputRequiredResult,
     TextContent,
 )
+from pydantic import TypeAdapter
 
 from plansmith.binding import ToolCatalog, ToolSpec
 from plansmith.errors import ExecutionError, ServerStartError, ToolCallError
@@ -54,6 +59,7 @@ from plansmith.servers._config import (
     StdioServer,
 )
 from plansmith.servers._http_status import UNAVAILABLE, HttpErrors
+from plansmith.servers._output_check import OutputChecks
 from plansmith.servers._sdk_logging import quiet_sdk_tracebacks
 from plansmith.servers._unreadable import answer_unreadable
 
@@ -110,6 +116,7 @@ class _Conn:
     limiter: _Slots
     client: Client | None = None
     tools: tuple[ToolSpec, ...] = ()
+    checks: OutputChecks = field(default_factory=lambda: OutputChecks(()))
     error: BaseException | None = None
     generation: int = 0
     restarts: int = 0
@@ -270,6 +277,7 @@ class ServerPool:
                         ToolSpec(t.name, dict(t.input_schema), t.output_schema, t.description or "")
                         for t in tools
                     )
+                    conn.checks = OutputChecks(conn.tools)
                     scope.deadline = math.inf  # started: the session lives until stop
                     conn.client = client
                     conn.generation += 1
@@ -362,9 +370,15 @@ class ServerPool:
                 sent = {IDEMPOTENCY_META_KEY: key} if key else None
             progress: Any = call.on_progress
             try:
-                result = await client.call_tool(
-                    tool, call.arguments, progress_callback=progress, meta=sent
-                )
+                checks = conn.checks
+                if checks.listed(tool):  # ``client.call_tool``, its output check compiled
+                    result = await _send_call(client, checks, call, sent)
+                    if not checks.passes(tool, result):
+                        await client.session.validate_tool_result(tool, result)  # its error
+                else:  # the SDK's whole path (it lists the tools again first)
+                    result = await client.call_tool(
+                        tool, call.arguments, progress_callback=progress, meta=sent
+                    )
             except MCPError as error:
                 if error.code == CONNECTION_CLOSED:
                     alive = await self._lost(conn, generation)
@@ -472,6 +486,39 @@ def _describe(error: BaseException | None) -> str:
     if isinstance(error, TimeoutError):
         return "timed out"
     return f"{type(error).__name__}: {error}"
+
+
+#: a ``tools/call`` answer: the result, or a request for input (the SDK's own union)
+_CALL_RESULTS: TypeAdapter[CallToolResult | InputRequiredResult] = TypeAdapter(
+    CallToolResult | InputRequiredResult
+)
+
+
+async def _send_call(
+    client: Client, checks: OutputChecks, call: ToolCall, meta: Any
+) -> CallToolResult:
+    """``client.call_tool`` without its output check (``checks`` does it): the same
+    request through the session, ``meta`` as its ``_meta``. An answer that asks for
+    input, and a call the server refuses for stale ``Mcp-Param`` headers
+    (``HEADER_MISMATCH``: it ran nothing), go through ``client.call_tool`` again, which
+    answers the one and lists the tools again for the other, as it would have done (the
+    tool's checks are then the SDK's)."""
+    tool, arguments = call.tool, call.arguments
+    progress: Any = call.on_progress
+    request = CallToolRequest(
+        params=CallToolRequestParams(name=tool, arguments=arguments, _meta=meta)
+    )
+    try:
+        result = await client.session.send_request(
+            request, _CALL_RESULTS, progress_callback=progress
+        )
+        if type(result) is CallToolResult:
+            return result
+    except MCPError as error:
+        if error.code != HEADER_MISMATCH:
+            raise
+        checks.forget(tool)
+    return await client.call_tool(tool, arguments, progress_callback=progress, meta=meta)
 
 
 def to_tool_result(result: CallToolResult) -> ToolResult:

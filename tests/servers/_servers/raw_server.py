@@ -5,7 +5,8 @@ Speaks the initialize handshake (use the pool with ``mode="legacy"``). Tools:
 ``echo`` (its arguments, as structured content), ``deep`` (structured content nested
 ``depth`` levels: deeper than the SDK's parser reads past about 200), ``nan`` (the
 literals ``NaN``, ``Infinity`` and ``1e400`` in the structured content, as
-``json.dumps`` writes them), ``banner`` (a line that is not JSON-RPC before its answer).
+``json.dumps`` writes them), ``nan_typed`` (``{"v": NaN}``, with an outputSchema whose ``v``
+is a number), ``banner`` (a line that is not JSON-RPC before its answer).
 Standard library only.
 """
 
@@ -18,6 +19,12 @@ from typing import Any
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object", "additionalProperties": True}}
     for name in ("echo", "deep", "nan", "banner")
+] + [
+    {
+        "name": "nan_typed",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"v": {"type": "number"}}},
+    }
 ]
 
 
@@ -44,6 +51,11 @@ def call(request_id: Any, name: str, arguments: dict[str, Any]) -> None:
             f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":'
             f'{{"content":{json.dumps(text)},"structuredContent":'
             '{"v":NaN,"w":Infinity,"x":1e400,"list":[1.5,-Infinity],"ok":2.5}}}'
+        )
+    elif name == "nan_typed":
+        write(
+            f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":'
+            f'{{"content":{json.dumps(text)},"structuredContent":{{"v":NaN}}}}}}'
         )
     elif name == "banner":
         write("a line that is not JSON-RPC")
