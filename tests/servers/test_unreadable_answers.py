@@ -13,7 +13,14 @@ import _server_helpers as sh
 import anyio
 import pytest
 from mcp.shared.message import SessionMessage
-from mcp.types import PARSE_ERROR, JSONRPCError
+from mcp.types import (
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 from mcp_types import jsonrpc_message_adapter
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "execution"))
@@ -32,7 +39,7 @@ from plansmith.execution import (
 from plansmith.execution._event_fast import event_json
 from plansmith.model import Step
 from plansmith.servers import McpInvoker, ServerPool, StdioServer
-from plansmith.servers._unreadable import answered, response_id
+from plansmith.servers._unreadable import _InFlight, answered, response_id
 
 pytestmark = pytest.mark.anyio
 
@@ -229,3 +236,49 @@ def test_an_unreadable_line_that_answers_no_request_is_passed_on_as_it_is() -> N
         assert answered(error) is error
     other = RuntimeError("not a parser's error")
     assert answered(other) is other
+
+
+async def test_an_error_naming_no_request_fails_the_one_call_in_flight(tmp_path: Path) -> None:
+    with (tmp_path / "err.log").open("w") as errlog:
+        async with ServerPool(sh.servers(raw()), errlog=errlog, mode="legacy") as pool:
+            with anyio.fail_after(30):
+                await pool.start()
+            with anyio.fail_after(10), pytest.raises(ToolCallError) as failed:
+                await pool.call("raw", "garbled", {})  # no timeout of its own: it hung
+            assert failed.value.error_class == "protocol_error"
+            assert "the server answered a request it could not read" in failed.value.message
+            assert "Parse error: unexpected byte 0xff" in failed.value.message
+            with anyio.fail_after(10):  # the session goes on
+                result = await pool.call("raw", "echo", {"x": 1})
+            assert result.structured == {"got": {"x": 1}}
+
+
+def _request(request_id: int) -> SessionMessage:
+    return SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/call"))
+
+
+def _no_id_error() -> SessionMessage:
+    error = ErrorData(code=-32600, message="Invalid Request")
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
+
+
+def test_an_error_naming_no_request_is_left_alone_unless_one_request_is_in_flight() -> None:
+    in_flight = _InFlight()
+    dropped = _no_id_error()
+    assert in_flight.received(dropped) is dropped  # none in flight
+    in_flight.sent(_request(1))
+    in_flight.sent(_request(2))
+    assert in_flight.received(dropped) is dropped  # two: whose is it?
+    answer = JSONRPCResponse(jsonrpc="2.0", id=1, result={})
+    in_flight.received(SessionMessage(answer))
+    cancel = JSONRPCNotification(
+        jsonrpc="2.0", method="notifications/cancelled", params={"requestId": 2}
+    )
+    in_flight.sent(SessionMessage(cancel))
+    assert in_flight.received(dropped) is dropped  # 1 answered, 2 cancelled: none
+    in_flight.sent(_request(3))
+    given = in_flight.received(dropped)
+    assert isinstance(given.message, JSONRPCError)
+    assert given.message.id == 3
+    assert given.message.error.code == -32600
+    assert "Invalid Request" in given.message.error.message

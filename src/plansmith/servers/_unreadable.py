@@ -14,6 +14,14 @@ id in its place. The call fails with the SDK's ``MCPError`` (code -32700), which
 pool reports as a ``protocol_error`` (not retried); other calls on the server go on.
 A line that names no request (a banner, a stray ``print``, a request from the server)
 is passed on as before: logged in one line, and dropped.
+
+An error the server sends with ``"id": null`` (JSON-RPC's answer to a request it could not
+read: a parse error, an invalid request) names no request either, and the SDK drops it,
+so the call it answers would wait for ever too. The wrapped streams keep the ids of the
+requests in flight (sent, neither answered nor cancelled): when exactly one is, the error
+is that request's answer, and its call fails with the server's code and message (a
+``protocol_error``). With several in flight it cannot be told whose it is: it is dropped
+as before, and their timeouts apply.
 """
 
 from __future__ import annotations
@@ -26,7 +34,14 @@ from types import TracebackType
 from typing import Any
 
 from mcp.shared.message import SessionMessage
-from mcp.types import PARSE_ERROR, ErrorData, JSONRPCError
+from mcp.types import (
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 
 __all__ = ["answer_unreadable", "response_id"]
 
@@ -139,11 +154,51 @@ def answered(item: Exception) -> SessionMessage | Exception:
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request, error=error))
 
 
-class _Answering:
-    """The transport's read stream, with each unreadable response answered (``answered``)."""
+class _InFlight:
+    """The ids of the requests sent on one session and neither answered nor cancelled."""
 
-    def __init__(self, inner: Any) -> None:
+    __slots__ = ("ids",)
+
+    def __init__(self) -> None:
+        self.ids: dict[int | str, None] = {}
+
+    def sent(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCRequest):
+            self.ids[message.id] = None
+        elif (
+            isinstance(message, JSONRPCNotification)
+            and message.method == "notifications/cancelled"  # the server will not answer it
+        ):
+            cancelled = (message.params or {}).get("requestId")
+            if isinstance(cancelled, int | str):
+                self.ids.pop(cancelled, None)
+
+    def received(self, item: Any) -> Any:
+        """``item`` as the session should get it: an error with no id answering the one
+        request in flight (see the module docstring)."""
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCResponse):
+            self.ids.pop(message.id, None)
+        elif isinstance(message, JSONRPCError):
+            if message.id is not None:
+                self.ids.pop(message.id, None)
+            elif len(self.ids) == 1:
+                (request,) = self.ids
+                error = message.error
+                said = f"the server answered a request it could not read: {error.message}"
+                answer = ErrorData(code=error.code, message=said, data=error.data)
+                return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request, error=answer))
+        return item
+
+
+class _Answering:
+    """The transport's read stream, with each unreadable response answered (``answered``)
+    and an error with no id given to the one request in flight (``_InFlight``)."""
+
+    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
         self._inner = inner
+        self._in_flight = in_flight
 
     @property
     def last_context(self) -> Any:  # the SDK reads the sender's context this way
@@ -151,14 +206,19 @@ class _Answering:
 
     async def receive(self) -> Any:
         item = await self._inner.receive()
-        return answered(item) if isinstance(item, Exception) else item
+        return self._answer(item)
+
+    def _answer(self, item: Any) -> Any:
+        if isinstance(item, Exception):
+            item = answered(item)
+        return self._in_flight.received(item)
 
     def __aiter__(self) -> _Answering:
         return self
 
     async def __anext__(self) -> Any:
         item = await self._inner.__anext__()
-        return answered(item) if isinstance(item, Exception) else item
+        return self._answer(item)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -173,15 +233,41 @@ class _Answering:
         return None
 
 
+class _Sending:
+    """The transport's write stream, noting the requests sent (``_InFlight``)."""
+
+    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
+        self._inner = inner
+        self._in_flight = in_flight
+
+    async def send(self, item: Any) -> None:
+        self._in_flight.sent(item)  # before: the answer may come before send returns
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Sending:
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
 def answer_unreadable(
     transport: AbstractAsyncContextManager[Any],
 ) -> AbstractAsyncContextManager[Any]:
     """``transport`` (an SDK client transport) whose read stream answers each response it
-    cannot read with a ``PARSE_ERROR`` for that response's request."""
+    cannot read with a ``PARSE_ERROR`` for that response's request, and an error with no
+    id with the one request in flight."""
 
     @asynccontextmanager
     async def wrapped() -> AsyncIterator[Any]:
         async with transport as (read_stream, write_stream):
-            yield _Answering(read_stream), write_stream
+            in_flight = _InFlight()
+            yield _Answering(read_stream, in_flight), _Sending(write_stream, in_flight)
 
     return wrapped()

@@ -6,7 +6,9 @@ Speaks the initialize handshake (use the pool with ``mode="legacy"``). Tools:
 ``depth`` levels: deeper than the SDK's parser reads past about 200), ``nan`` (the
 literals ``NaN``, ``Infinity`` and ``1e400`` in the structured content, as
 ``json.dumps`` writes them), ``nan_typed`` (``{"v": NaN}``, with an outputSchema whose ``v``
-is a number), ``banner`` (a line that is not JSON-RPC before its answer).
+is a number), ``banner`` (a line that is not JSON-RPC before its answer), ``garbled`` (no
+answer but a parse error with ``"id": null``, as a server that could not read the request
+writes).
 Standard library only.
 """
 
@@ -18,7 +20,7 @@ from typing import Any
 
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object", "additionalProperties": True}}
-    for name in ("echo", "deep", "nan", "banner")
+    for name in ("echo", "deep", "nan", "banner", "garbled")
 ] + [
     {
         "name": "nan_typed",
@@ -56,6 +58,16 @@ def call(request_id: Any, name: str, arguments: dict[str, Any]) -> None:
         write(
             f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":'
             f'{{"content":{json.dumps(text)},"structuredContent":{{"v":NaN}}}}}}'
+        )
+    elif name == "garbled":
+        write(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": -32700, "message": "Parse error: unexpected byte 0xff"},
+                }
+            )
         )
     elif name == "banner":
         write("a line that is not JSON-RPC")
