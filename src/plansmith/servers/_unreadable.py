@@ -192,13 +192,29 @@ class _InFlight:
         return item
 
 
-class _Answering:
-    """The transport's read stream, with each unreadable response answered (``answered``)
-    and an error with no id given to the one request in flight (``_InFlight``)."""
+class _Wrapped:
+    """A transport stream of the SDK's, wrapped: closing and ``async with`` go to it."""
 
     def __init__(self, inner: Any, in_flight: _InFlight) -> None:
         self._inner = inner
         self._in_flight = in_flight
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Any:
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class _Answering(_Wrapped):
+    """The transport's read stream, with each unreadable response answered (``answered``)
+    and an error with no id given to the one request in flight (``_InFlight``)."""
 
     @property
     def last_context(self) -> Any:  # the SDK reads the sender's context this way
@@ -220,41 +236,13 @@ class _Answering:
         item = await self._inner.__anext__()
         return self._answer(item)
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    async def __aenter__(self) -> _Answering:
-        return self
-
-    async def __aexit__(
-        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class _Sending:
+class _Sending(_Wrapped):
     """The transport's write stream, noting the requests sent (``_InFlight``)."""
-
-    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
-        self._inner = inner
-        self._in_flight = in_flight
 
     async def send(self, item: Any) -> None:
         self._in_flight.sent(item)  # before: the answer may come before send returns
         await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Sending:
-        return self
-
-    async def __aexit__(
-        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 def answer_unreadable(
