@@ -33,8 +33,10 @@ def run_goal(
     *,
     server_path: str | None = None,
     goal: str = "full family report",
+    max_parallel: int = 8,
 ) -> tuple[RunOutcome, list[Event]]:
-    """Plan ``goal`` with ``available`` programs, run it; the outcome and all events."""
+    """Plan ``goal`` with ``available`` programs, run it (``max_parallel`` steps at a
+    time at most); the outcome and all events."""
     problem = bio.write_problem(home / "problem.yaml", goal, INPUTS, available=available)
     config: Any = bio.server_config(INPUTS, home)
     if server_path is not None:
@@ -51,7 +53,7 @@ def run_goal(
     async def go() -> RunOutcome:
         engine = Engine(home)
         try:
-            return await engine.run(inputs, subscribe=events.append)
+            return await engine.run(inputs, max_parallel=max_parallel, subscribe=events.append)
         finally:
             engine.close()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bio_engine_run import failing_blast_dir, outputs_of, run_goal, succeeded_actions
@@ -105,9 +106,21 @@ def test_blast_missing_at_plan_time_plans_the_biopython_search(tmp_path: Path) -
     assert "Search backend: biopython" in text
 
 
-def _assert_replanned_to_biopython(outcome: RunOutcome, events: list[Event]) -> str:
-    """The run replanned once, after make_blast_db failed, to the Biopython search;
-    the report's run notes (returned) say so."""
+def _call(step: dict[str, Any]) -> str:
+    return f"{step['action']}({', '.join(step.get('args') or [])})"
+
+
+def _assert_replanned_to_biopython(
+    outcome: RunOutcome, events: list[Event]
+) -> tuple[set[str], str]:
+    """The run replanned once, after make_blast_db failed, to the Biopython search; the
+    steps that succeeded before the replan were kept, not run again, and the report's
+    run notes say so. Returns the actions kept and the run notes.
+
+    Which steps those are depends on timing when steps run in parallel: the runner
+    starts no new step once one has failed, waits for those in flight, then replans;
+    so a step that had not started is in the new plan instead. Both load_sequences
+    steps always are kept (one is make_blast_db's input, the other starts with it)."""
     assert outcome.state == "succeeded", outcome.reason
     failed = [e for e in events if isinstance(e, StepFailed)]
     assert [e.action for e in failed] == ["make_blast_db"]
@@ -115,8 +128,12 @@ def _assert_replanned_to_biopython(outcome: RunOutcome, events: list[Event]) -> 
     assert len(replans) == 1
     assert replans[0].failed == (failed[0].step,)
     before = events.index(replans[0])
-    kept = [e.action for e in events[:before] if isinstance(e, StepSucceeded)]
-    assert {"load_sequences", "gc_content", "find_orfs"} <= set(kept)
+    kept = [e for e in events[:before] if isinstance(e, StepSucceeded)]
+    assert [e.action for e in kept].count("load_sequences") == 2
+    new_steps: list[dict[str, Any]] = replans[0].bound["steps"]  # type: ignore[assignment]
+    new_calls = [_call(s) for s in new_steps]
+    assert "search_biopython(gene, family, homologues)" in new_calls
+    assert not {_call({"action": e.action, "args": e.args}) for e in kept} & set(new_calls)
     done = succeeded_actions(events)
     assert "search_biopython" in done
     assert "search_blast" not in done
@@ -127,23 +144,32 @@ def _assert_replanned_to_biopython(outcome: RunOutcome, events: list[Event]) -> 
     notes = _section(text, "Run notes")
     assert f"Step {failed[0].step} make_blast_db(family) failed" in notes
     assert f"Replanned (replan 1, {failed[0].step} failed (" in notes
-    assert "gc_content(gene)" in notes.split("Kept, not run again:")[1].split("New steps")[0]
+    listed = notes.split("Kept, not run again:")[1].split("New steps")[0]
+    for e in kept:
+        assert f"{e.step} {_call({'action': e.action, 'args': e.args})}" in listed
     assert "search_biopython(gene, family, homologues)" in notes.split("New steps:")[1]
-    return notes
+    return {e.action for e in kept}, notes
 
 
-def test_blast_missing_at_run_time_replans_and_the_report_shows_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("max_parallel", [1, 8])
+def test_blast_missing_at_run_time_replans_and_the_report_shows_it(
+    tmp_path: Path, max_parallel: int
+) -> None:
     empty = tmp_path / "empty-bin"
     empty.mkdir()
-    outcome, events = run_goal(tmp_path.resolve(), ("blastn",), server_path=str(empty))
-    notes = _assert_replanned_to_biopython(outcome, events)
+    outcome, events = run_goal(
+        tmp_path.resolve(), ("blastn",), server_path=str(empty), max_parallel=max_parallel
+    )
+    kept, notes = _assert_replanned_to_biopython(outcome, events)
     assert "makeblastdb is not installed" in notes
+    if max_parallel == 1:  # one at a time, in the plan's order: s3 and s4 come before s5
+        assert {"load_sequences", "gc_content", "find_orfs"} <= kept
 
 
 def test_blast_failing_at_run_time_replans_and_keeps_the_other_tools(tmp_path: Path) -> None:
     _need(*ALL)
     path = f"{failing_blast_dir(tmp_path)}{os.pathsep}{os.environ['PATH']}"
     outcome, events = run_goal(tmp_path.resolve(), ALL, server_path=path)
-    notes = _assert_replanned_to_biopython(outcome, events)
+    _, notes = _assert_replanned_to_biopython(outcome, events)
     assert "makeblastdb exited with status 3" in notes
     assert {"align_mafft", "tree_fasttree"} <= set(succeeded_actions(events))
