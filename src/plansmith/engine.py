@@ -259,7 +259,12 @@ def make_replanner(problem: Problem, first: Plan) -> Replanner:
     in_force = [first]
 
     def replanner(
-        state: State, failed: frozenset[StepKey], done: frozenset[StepKey]
+        state: State,
+        failed: frozenset[StepKey],
+        done: frozenset[StepKey],
+        /,
+        *,
+        should_stop: Callable[[], bool] | None = None,
     ) -> Plan | None:
         banned = ban_failed(problem, state, failed)
         if problem.tasks:
@@ -270,8 +275,8 @@ def make_replanner(problem: Problem, first: Plan) -> Replanner:
         elif not problem.goal:
             return None
         try:
-            new_plan = make_plan(banned)
-        except PlansmithError:
+            new_plan = make_plan(banned, should_stop=should_stop)
+        except PlansmithError:  # none found, or stopped: the run was cancelled meanwhile
             return None
         in_force[0] = new_plan
         return new_plan

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -258,21 +258,29 @@ async def test_engine_run_cancelled_while_planning_returns_at_once_and_stops_the
     engine.close()
 
 
-@pytest.mark.anyio
-async def test_engine_cancel_while_planning_records_the_run_cancelled_with_its_reason(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    inputs = _slow_inputs(tmp_path)
-    engine = Engine(tmp_path / "home")
+def _recorded_run(
+    engine: Engine, inputs: RunInputs, run_id: str
+) -> tuple[Callable[[], Awaitable[None]], list[str], list[tuple[str, str | None]]]:
+    """A task running ``inputs`` as ``run_id`` (approved), the event types it saw, and
+    (once it returns) its outcome's state and reason."""
     seen: list[str] = []
     outcomes: list[tuple[str, str | None]] = []
 
     async def run() -> None:
         outcome = await engine.run(
-            inputs, approve=True, run_id="r-plan", subscribe=lambda e: seen.append(e.type)
+            inputs, approve=True, run_id=run_id, subscribe=lambda e: seen.append(e.type)
         )
         outcomes.append((outcome.state, outcome.reason))
 
+    return run, seen, outcomes
+
+
+@pytest.mark.anyio
+async def test_engine_cancel_while_planning_records_the_run_cancelled_with_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = Engine(tmp_path / "home")
+    run, seen, outcomes = _recorded_run(engine, _slow_inputs(tmp_path), "r-plan")
     with _watched_planner(monkeypatch) as (started, ended, how):
         async with anyio.create_task_group() as tg:
             tg.start_soon(run)
@@ -285,4 +293,63 @@ async def test_engine_cancel_while_planning_records_the_run_cancelled_with_its_r
     assert outcomes == [("cancelled", "no longer wanted")]
     assert seen == ["RunCreated", "RunCancelled", "RunFinished"]
     assert [e.type for e in engine.log.events("r-plan")] == seen
+    engine.close()
+
+
+# Shortcuts the first plan takes (a walker jumps; both colours at once), ``mix`` bound to
+# a tool that fails: the replan, without it, is the endless walkers' search again
+_SHORTCUTS = """\
+  jump:
+    parameters: {w: walker, a: cell, b: cell}
+    precondition: [at(w, a)]
+    effect: [at(w, b), not at(w, a)]
+    tier: read
+  mix:
+    parameters: {}
+    precondition: []
+    effect: [red(), green()]
+    tier: read
+"""
+
+
+def _replan_inputs(tmp: Path) -> RunInputs:
+    """Files whose first plan has a step that fails; replanning takes minutes."""
+    inputs = eh.write_inputs(tmp, n=1)
+    inputs.domain.write_text(_WALKERS + _SHORTCUTS)
+    inputs.problem.write_text(_walkers_problem())
+    echo = '{x: "step"}'
+    inputs.bindings.write_text(
+        "bindings:\n"
+        + "".join(
+            f"  {name}:\n    server: counter\n    tool: echo\n    arguments: {echo}\n"
+            for name in ("forward", "back", "paint_red", "paint_green", "jump")
+        )
+        + '  mix:\n    server: counter\n    tool: fail\n    arguments: {message: "no"}\n'
+    )
+    return inputs
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(60)  # a guard: a replan in the event loop blocks the cancel for minutes
+async def test_engine_cancel_while_replanning_records_the_run_cancelled_and_stops_the_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = Engine(tmp_path / "home")
+    run, seen, outcomes = _recorded_run(engine, _replan_inputs(tmp_path), "r-replan")
+    with _watched_planner(monkeypatch) as (started, ended, how):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            await _wait(ended, 60)  # the first plan, with mix()
+            started.clear()
+            ended.clear()
+            await _wait(started, 30)  # the replan, after mix() failed
+            cancelled = time.monotonic()
+            assert engine.cancel("r-replan", "no longer wanted")
+        assert time.monotonic() - cancelled < 5  # the search alone takes minutes
+        await _wait(ended, 5)
+    assert how == ["plan", "LimitReachedError"]
+    assert outcomes == [("cancelled", "no longer wanted")]
+    assert "StepFailed" in seen
+    assert "Replanned" not in seen
+    assert seen[-2:] == ["RunCancelled", "RunFinished"]
     engine.close()

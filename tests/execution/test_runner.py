@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Awaitable, Callable
 
 import _exec_helpers as h
@@ -188,6 +190,8 @@ async def test_failed_step_is_replanned_around() -> None:
         state: frozenset[h.Atom],
         failed: frozenset[tuple[str, tuple[str, ...]]],
         done: frozenset[tuple[str, tuple[str, ...]]],
+        /,
+        **_: object,
     ) -> h.Plan:
         seen_failed.append(failed)
         return h.plan([h.Step("s0", "alt", ("i0",))])
@@ -219,7 +223,7 @@ async def test_run_fails_with_reason_when_no_replan_exists() -> None:
         FakeInvoker(fails),
         log,
         state,
-        replan=make_replan(h.problem(1), lambda s, f, d: None, lambda p, a: h.bound(p)),
+        replan=make_replan(h.problem(1), lambda s, f, d, /, **_: None, lambda p, a: h.bound(p)),
     )
     with anyio.fail_after(10):
         outcome = await runner.run()
@@ -241,7 +245,7 @@ async def test_replanning_a_declarative_step_with_a_numeric_argument_fails_the_r
 
     called: list[object] = []
 
-    def replanner(state: object, failed: object, done: object) -> None:
+    def replanner(state: object, failed: object, done: object, /, **_: object) -> None:
         called.append(failed)
 
     log, state = h.start_run(h.bound(h.plan([h.Step("s0", "alt", (5,))])))
@@ -281,6 +285,50 @@ async def test_cancel_ends_the_run_cancelled() -> None:
             await started.wait()
         runner.cancel("user asked")
     assert [e.type for e in log.events("run-1")][-2:] == ["RunCancelled", "RunFinished"]
+
+
+async def test_a_replan_searches_off_the_event_loop_and_a_cancel_stops_the_search() -> None:
+    """While the replan hook searches, the loop goes on (``cancel`` acts at once) and the
+    search is told to stop; on the old runner the hook ran in the loop and blocked it."""
+
+    async def fails(call: ToolCall) -> ToolResult:
+        return ToolResult(None, "no", is_error=True)
+
+    searching, stopped = threading.Event(), threading.Event()
+
+    def replanner(
+        state: object, failed: object, done: object, /, *, should_stop: object = None
+    ) -> None:
+        searching.set()
+        deadline = time.monotonic() + 20  # a search of minutes, cut short: no hung test
+        while time.monotonic() < deadline:
+            if callable(should_stop) and should_stop():
+                stopped.set()
+                return
+            time.sleep(0.001)
+
+    log, state = h.start_run(h.bound(h.chain(2)))
+    runner = Runner(
+        FakeInvoker(fails),
+        log,
+        state,
+        replan=make_replan(h.problem(2), replanner, lambda p, a: h.bound(p)),
+    )
+    outcomes: list[str] = []
+    async with anyio.create_task_group() as tg:
+
+        async def go() -> None:
+            outcomes.append((await runner.run()).state)
+
+        tg.start_soon(go)
+        with anyio.fail_after(10):
+            assert await anyio.to_thread.run_sync(searching.wait, 10)
+        runner.cancel("user asked")
+    assert outcomes == ["cancelled"]
+    assert await anyio.to_thread.run_sync(stopped.wait, 10)
+    kinds = [e.type for e in log.events("run-1")]
+    assert kinds[-3:] == ["StepFailed", "RunCancelled", "RunFinished"]
+    assert "Replanned" not in kinds
 
 
 async def test_resume_skips_succeeded_and_recalls_started_with_same_key() -> None:
@@ -323,7 +371,7 @@ async def _replan_to_alt(alt_bindings: str, **runner_kw: object) -> tuple[object
             return ToolResult(None, "no", is_error=True)
         return await work_ok(call)
 
-    def replanner(state: object, failed: object, done: object) -> h.Plan:
+    def replanner(state: object, failed: object, done: object, /, **_: object) -> h.Plan:
         return h.plan([h.Step("s0", "alt", ("i0",), tier=h.Tier.READ)])
 
     read_plan = h.plan([h.Step("s0", "work", ("i0",), tier=h.Tier.READ)])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from plansmith.binding import BoundPlan
 from plansmith.model import Plan, Problem, State, Step
@@ -24,10 +25,22 @@ __all__ = [
 StepKey = tuple[str, tuple[str, ...]]
 
 
-# (state, failed, done) -> a plan from ``state`` that never uses a ground action in
-# ``failed``, or None. ``done`` holds the ground actions that already succeeded in the
-# run (an HTN replanner uses it to find the tasks that remain).
-Replanner = Callable[[State, frozenset[StepKey], frozenset[StepKey]], Plan | None]
+class Replanner(Protocol):
+    """``(state, failed, done)`` -> a plan from ``state`` that never uses a ground action
+    in ``failed``, or None. ``done`` holds the ground actions that already succeeded in
+    the run (an HTN replanner uses it to find the tasks that remain). ``should_stop``
+    (when given) is the run's: once it returns true the run no longer waits for the
+    plan, and a search should stop at its next check point (``plan(should_stop=...)``)."""
+
+    def __call__(
+        self,
+        state: State,
+        failed: frozenset[StepKey],
+        done: frozenset[StepKey],
+        /,
+        *,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Plan | None: ...
 
 
 Rebinder = Callable[[Plan, Mapping[StepKey, str]], BoundPlan]
@@ -35,11 +48,15 @@ Rebinder = Callable[[Plan, Mapping[StepKey, str]], BoundPlan]
 
 @dataclass(frozen=True, slots=True)
 class ReplanRequest:
-    """What the runner knows when retries ran out: succeeded steps (in order), failures."""
+    """What the runner knows when retries ran out: succeeded steps (in order), failures.
+
+    The runner asks for the new plan in a worker thread; ``should_stop`` returns true
+    once the run no longer waits for it (it was cancelled meanwhile)."""
 
     succeeded: tuple[Step, ...]
     failed: tuple[Step, ...]
     replans: int = 0
+    should_stop: Callable[[], bool] | None = field(default=None, compare=False)
 
 
 ReplanFn = Callable[[ReplanRequest], BoundPlan | None]
@@ -82,7 +99,7 @@ def make_replan(problem: Problem, replanner: Replanner, rebind: Rebinder) -> Rep
         state = current_state(problem, request.succeeded)
         failed = frozenset(_step_key(s) for s in request.failed)
         done = frozenset(_step_key(s) for s in request.succeeded)
-        plan = replanner(state, failed, done)
+        plan = replanner(state, failed, done, should_stop=request.should_stop)
         if plan is None:
             return None
         plan = rename_steps(plan, f"r{request.replans + 1}.")

@@ -18,6 +18,7 @@ per step.)
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -369,7 +370,7 @@ class Runner:
             self._dispatch(self._steps, keep_one=False)
             if self._active:
                 await self._idle.wait()
-            if self.state.failed_pending and self._try_replan():
+            if self.state.failed_pending and await self._try_replan():
                 self._index_plan()
                 continue
             return
@@ -387,7 +388,10 @@ class Runner:
         if not self._active:
             self._idle.set()
 
-    def _try_replan(self) -> bool:
+    async def _try_replan(self) -> bool:
+        """Ask the replan hook for a new plan (in a worker thread: the event loop, its
+        views, signal handlers and ``cancel`` go on while the planner searches; a cancel
+        returns at once, and the request's ``should_stop`` tells the search to stop)."""
         st = self.state
         assert st.bound is not None
         failed_ids = [*st.failed_all, *st.failed_pending]
@@ -402,16 +406,21 @@ class Runner:
             self._failure_reason = f"step(s) {failures} failed after {st.replans} replan(s)"
             return False
         by_id = {s.id: s.step for s in st.bound.steps}
+        stop = threading.Event()
         request = ReplanRequest(
             succeeded=tuple(by_id[i] for i in st.order if i in by_id),
             failed=tuple(by_id[i] for i in failed_ids if i in by_id),
             replans=st.replans,
+            should_stop=stop.is_set,
         )
+        self.emitter.flush()  # the failure is recorded before the search, however long
         try:
-            new = self.replan(request)
+            new = await anyio.to_thread.run_sync(self.replan, request, abandon_on_cancel=True)
         except PlansmithError as error:
             self._failure_reason = f"step(s) {failures} failed; replanning failed: {error.message}"
             return False
+        finally:
+            stop.set()
         if new is None:
             self._failure_reason = f"step(s) {failures} failed and no other plan reaches the goal"
             return False
