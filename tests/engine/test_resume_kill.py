@@ -35,8 +35,14 @@ def calls(log: Path) -> list[dict[str, str]]:
 async def test_resume_after_sigkill_never_recalls_finished_steps(tmp_path: Path) -> None:
     call_log = tmp_path / "calls.jsonl"
     pid_file = tmp_path / "server.pid"
-    inputs = eh.write_inputs(
-        tmp_path, n=6, COUNTER_LOG=str(call_log), COUNTER_PID_FILE=str(pid_file)
+    held = tmp_path / "held"  # the killed engine's server holds its 4th call of work, and
+    inputs = eh.write_inputs(  # all later ones: that run cannot finish before the kill
+        tmp_path,
+        n=6,
+        COUNTER_LOG=str(call_log),
+        COUNTER_PID_FILE=str(pid_file),
+        COUNTER_HOLD_AFTER="3",
+        COUNTER_HOLD_ONCE=str(held),  # the resumed engine's server holds nothing
     )
     home = tmp_path / "home"
     args = [sys.executable, str(CHILD), str(home), "r-kill", *map(str, inputs.to_dict().values())]
@@ -56,6 +62,8 @@ async def test_resume_after_sigkill_never_recalls_finished_steps(tmp_path: Path)
 
     with anyio.fail_after(120):
         await anyio.to_thread.run_sync(read_until_three_steps)
+        while not held.exists():  # another process's file, polled with a deadline
+            await anyio.sleep(0.01)
     os.kill(proc.pid, signal.SIGKILL)  # the child this test started
     proc.wait(timeout=30)
     proc.stdout.close()

@@ -57,11 +57,24 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def slow_inputs(tmp: Path, n: int, call_log: Path, delay: float) -> RunInputs:
+def slow_inputs(
+    tmp: Path,
+    n: int,
+    call_log: Path,
+    delay: float,
+    *,
+    hold_after: int = 0,
+    held: Path | None = None,
+) -> RunInputs:
+    """The inputs of a run on the slow server; with ``held``, the server holds its calls
+    after the ``hold_after``-th (and creates ``held``): a server that finds ``held`` there
+    holds none."""
     (tmp / "domain.yaml").write_text(docs_domain())
     (tmp / "problem.yaml").write_text(problem_text(n))
     (tmp / "bindings.yaml").write_text(BINDINGS)
     env = {"TAKEOVER_LOG": str(call_log), "TAKEOVER_DELAY": str(delay)}
+    if held is not None:
+        env |= {"TAKEOVER_HOLD_AFTER": str(hold_after), "TAKEOVER_HOLD_ONCE": str(held)}
     server = {"command": sys.executable, "args": [str(SERVER)], "env": env}
     (tmp / "servers.json").write_text(json.dumps({"mcpServers": {"slow": server}}))
     return RunInputs(
@@ -75,11 +88,19 @@ def calls(log: Path) -> list[dict[str, str]]:
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
+async def wait_until_held(held: Path) -> None:
+    """Until the slow server of the engine to kill holds a call: its run cannot finish."""
+    with anyio.fail_after(120):
+        while not held.exists():  # another process's file, polled with a deadline
+            await anyio.sleep(0.01)
+
+
 async def test_engine_b_takes_over_a_killed_engines_run_after_its_lease_expires(
     tmp_path: Path,
 ) -> None:
     call_log = tmp_path / "calls.jsonl"
-    inputs = slow_inputs(tmp_path, 3, call_log, delay=0.3)
+    held = tmp_path / "held"  # A's server holds its 3rd call: A cannot finish before the kill
+    inputs = slow_inputs(tmp_path, 3, call_log, delay=0.3, hold_after=2, held=held)
     with fresh_schema() as url:
         args = [sys.executable, str(CHILD), url, str(tmp_path / "a"), "r-two", "3", "0.3"]
         args += [str(f) for f in inputs.to_dict().values()]
@@ -103,6 +124,7 @@ async def test_engine_b_takes_over_a_killed_engines_run_after_its_lease_expires(
             assert await engine_b.take_over_expired() == []
             with pytest.raises(RunLeasedError, match=r"run r-two is driven by engine .* until"):
                 await engine_b.resume("r-two")
+            await wait_until_held(held)
             os.kill(proc.pid, signal.SIGKILL)  # the child this test started
             proc.wait(timeout=30)
             proc.stdout.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from test_takeover import CHILD, calls, slow_inputs
+from test_takeover import CHILD, calls, slow_inputs, wait_until_held
 
 from _pg_server import fresh_schema
 from _shared_servers import free_port
@@ -38,7 +38,8 @@ async def test_face_on_a_shared_log_takes_over_a_killed_engines_run(
     face: str, tmp_path: Path
 ) -> None:
     call_log = tmp_path / "calls.jsonl"
-    inputs = slow_inputs(tmp_path, 2, call_log, delay=0.3)
+    held = tmp_path / "held"  # A's server holds its 2nd call: A cannot finish before the kill
+    inputs = slow_inputs(tmp_path, 2, call_log, delay=0.3, hold_after=1, held=held)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     with fresh_schema() as url:
         args = [sys.executable, str(CHILD), url, str(tmp_path / "a"), "r-face", "2", "0.3"]
@@ -48,6 +49,7 @@ async def test_face_on_a_shared_log_takes_over_a_killed_engines_run(
         for line in child.stdout:  # A runs until one step has succeeded
             if json.loads(line)["type"] == "StepSucceeded":
                 break
+        await wait_until_held(held)
         os.kill(child.pid, signal.SIGKILL)
         child.wait(timeout=30)
         child.stdout.close()

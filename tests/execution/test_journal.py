@@ -158,7 +158,10 @@ async def test_engine_resume_imports_the_journal_of_a_killed_engine_first(
     tmp_path: Path,
 ) -> None:
     call_log = tmp_path / "calls.jsonl"
-    inputs = _engine_inputs(tmp_path, 4, COUNTER_LOG=str(call_log))
+    held = tmp_path / "held"  # the killed engine's server holds its 4th call of work: that
+    inputs = _engine_inputs(  # run cannot finish before the kill; the resumed one's holds none
+        tmp_path, 4, COUNTER_LOG=str(call_log), COUNTER_HOLD_AFTER="3", COUNTER_HOLD_ONCE=str(held)
+    )
     home = tmp_path / "home"
     files = [str(f) for f in inputs.to_dict().values()]
     with _child("engine", str(home), "r-e", *files) as proc:
@@ -169,6 +172,9 @@ async def test_engine_resume_imports_the_journal_of_a_killed_engine_first(
                 succeeded += 1
                 if succeeded == 3:
                     break
+        with anyio.fail_after(120):
+            while not held.exists():  # another process's file, polled with a deadline
+                await anyio.sleep(0.01)
         os.kill(proc.pid, signal.SIGKILL)  # the child this test started
         proc.wait(timeout=30)
     db = home / "runs.db"

@@ -10,7 +10,11 @@ Environment: ``COUNTER_LOG`` (a file that gets one JSON line per call of ``work`
 serving: a server that dies at start-up); ``COUNTER_PID_FILE`` (write the process id
 there); ``COUNTER_DIE_ONCE`` (a file: ``die`` exits
 only when this file does not exist yet, and creates it, so a restarted server
-succeeds).
+succeeds); ``COUNTER_HOLD_AFTER=N`` (the calls of ``work`` after this process's N-th are
+logged, then never return: a run cannot finish before a test kills its engine) with
+``COUNTER_HOLD_ONCE`` (a file: the first held call creates it, which tells the test that
+a call is held; a server that finds it already there holds nothing, so a restarted server
+serves every call).
 
 Usage: ``python counter_server.py`` (stdio), ``python counter_server.py http PORT``
 (streamable HTTP at /mcp) or ``python counter_server.py sse PORT`` (HTTP+SSE at /sse).
@@ -35,6 +39,14 @@ _results: dict[str, dict[str, Any]] = {}
 _failures: dict[str, int] = {}
 
 
+class _Hold:
+    """For ``COUNTER_HOLD_AFTER``: this process's calls of ``work`` so far, and whether it
+    holds (decided at its first call past the limit)."""
+
+    calls = 0
+    holding: bool | None = None
+
+
 def _key(ctx: Context) -> str | None:
     meta = ctx.request_context.meta or {}
     value = meta.get(KEY)
@@ -47,6 +59,24 @@ def _log(tool: str, key: str | None, args: dict[str, Any]) -> None:
         with open(path, "a", encoding="utf-8") as f:
             f.write(json.dumps({"tool": tool, "key": key, "args": args}) + "\n")
             f.flush()
+
+
+async def _hold_if_asked() -> None:
+    """Never return, for the calls of ``work`` after the ``COUNTER_HOLD_AFTER``-th."""
+    after = os.environ.get("COUNTER_HOLD_AFTER")
+    if after is None:
+        return
+    _Hold.calls += 1
+    if _Hold.calls <= int(after):
+        return
+    if _Hold.holding is None:
+        marker = os.environ.get("COUNTER_HOLD_ONCE")
+        _Hold.holding = marker is None or not os.path.exists(marker)
+        if marker is not None and _Hold.holding:
+            with open(marker, "w", encoding="utf-8") as f:
+                f.write("held\n")
+    if _Hold.holding:
+        await anyio.sleep_forever()
 
 
 @server.tool()
@@ -66,6 +96,7 @@ async def work(name: str, ctx: Context, cost: int = 1) -> dict[str, Any]:
     """Do some work once per idempotency key: a repeated key returns the first result."""
     key = _key(ctx)
     _log("work", key, {"name": name, "cost": cost})
+    await _hold_if_asked()
     if key is not None and key in _results:
         return _results[key]
     result = {"name": name, "done": f"{name}!", "cost": cost, "key": key}
