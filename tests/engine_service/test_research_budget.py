@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +42,19 @@ QUESTION = "How do I use tomllib?"
 class FakeSource:
     """Every source: search gives three passage ids; fetch gives the passage's text."""
 
-    def __init__(self, *, block: anyio.Event | None = None) -> None:
+    def __init__(
+        self, *, block: anyio.Event | None = None, on_call: Callable[[], None] | None = None
+    ) -> None:
         self.calls: list[tuple[str, str, dict[str, Any], str]] = []
         self.block = block
+        self.on_call = on_call
 
     async def __call__(
         self, server: str, tool: str, arguments: dict[str, Any], key: str
     ) -> ToolResult:
         self.calls.append((server, tool, arguments, key))
+        if self.on_call is not None:
+            self.on_call()
         if self.block is not None:
             await self.block.wait()
         if tool == "search":
@@ -73,6 +80,21 @@ class FakeSource:
 
     def searches(self) -> list[tuple[str, str, dict[str, Any], str]]:
         return [c for c in self.calls if c[1] == "search"]
+
+
+class StillUntilCalled:
+    """A desk clock that stands at 0 until ``start`` (the source's first call), then runs:
+    however slow the set-up, it spends none of a small time budget."""
+
+    def __init__(self) -> None:
+        self.origin: float | None = None
+
+    def __call__(self) -> float:
+        return 0.0 if self.origin is None else time.monotonic() - self.origin
+
+    def start(self) -> None:
+        if self.origin is None:
+            self.origin = time.monotonic()
 
 
 def _engine(tmp: Path) -> Engine:
@@ -149,8 +171,10 @@ def test_a_time_budget_of_zero_sends_no_search(tmp_path: Path) -> None:
 
 
 def test_the_deadline_cuts_a_search_in_flight(tmp_path: Path) -> None:
-    fake = FakeSource(block=anyio.Event())  # the source never answers
+    clock = StillUntilCalled()  # the 0.2 s start when the first search reaches the source
+    fake = FakeSource(block=anyio.Event(), on_call=clock.start)  # the source never answers
     engine, desk = _desk(tmp_path, fake, run_budget=Budget(12, 48, 0.2))
+    desk.clock, desk.started = clock, clock()
     out = _run(engine, desk)
     assert out["state"] == "succeeded"
     assert fake.searches()

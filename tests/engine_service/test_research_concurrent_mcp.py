@@ -2,12 +2,15 @@
 of python3-doc and the planted notes, each source a real corpus server process.
 
 Each source's quota is two calls at once across all runs and 60 calls per run; both
-are checked from the sources' own JSONL call logs, not from plansmith's side. A
-run with a small budget is checked from the logs too: it never searched more.
+are checked from the sources' own JSONL call logs, not from plansmith's side. Each
+server holds its first call until a second one comes (at most 30 s), so that the
+quota is reached however the calls are scheduled. A run with a small budget is
+checked from the logs too: it never searched more.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +49,47 @@ QUESTIONS = (
 )
 
 
+# the corpus server (``python -m plansmith.domains.research.corpus_server ARGS``), whose
+# first call waits, in its worker thread, until a second call has begun (or 30 s passed)
+_GATED_SERVER = """\
+import sys
+import threading
+
+from plansmith.domains.research import _calls
+from plansmith.domains.research.corpus_server import main
+
+second = threading.Event()
+begin, run = _calls.CallLog.begin, _calls.Remembered.run
+
+
+def gated_begin(self):
+    started, in_flight = begin(self)
+    if in_flight >= 2:
+        second.set()
+    return started, in_flight
+
+
+def gated_run(self, tool, key, body):
+    second.wait(30)
+    second.set()  # only the first call waits
+    return run(self, tool, key, body)
+
+
+_calls.CallLog.begin = gated_begin
+_calls.Remembered.run = gated_run
+assert sys.argv[1:3] == ["-m", "plansmith.domains.research.corpus_server"], sys.argv
+main(sys.argv[3:])
+"""
+
+
+def _gated_python(tmp: Path) -> str:
+    """An executable that the research service runs as its ``python``: the gated server."""
+    script = tmp / "gated_corpus_server"
+    script.write_text(f"#!{sys.executable}\n{_GATED_SERVER}")
+    script.chmod(0o755)
+    return str(script)
+
+
 def _data(result: Any) -> dict[str, Any]:
     assert not result.is_error, result.content
     data: dict[str, Any] = result.structured_content
@@ -60,7 +104,14 @@ async def _scenario(tmp: Path) -> dict[str, Any]:
     sources = rh.sources(tmp)
     del sources["planted-blog"]
     engine = Engine(tmp / "home")
-    research = ResearchService(engine, sources, excludes=rh.EXCLUDES, quota=QUOTA, max_runs=25)
+    research = ResearchService(
+        engine,
+        sources,
+        excludes=rh.EXCLUDES,
+        quota=QUOTA,
+        max_runs=25,
+        python=_gated_python(tmp),
+    )
     face = build_face_server(EngineService(engine, {}), env={}, research=research)
     out: dict[str, Any] = {"handles": [], "statuses": [], "reports": []}
     try:
@@ -115,7 +166,7 @@ def test_twenty_concurrent_runs_keep_within_the_quotas_measured_from_the_logs(
     for name, measured in record["logs"].items():
         assert measured.max_in_flight <= QUOTA.max_in_flight, name
         assert measured.max_overlap <= QUOTA.max_in_flight, name
-        assert measured.max_in_flight == QUOTA.max_in_flight, name  # the quota was binding
+        assert measured.max_in_flight == QUOTA.max_in_flight, name  # reached (the gate)
         assert max(measured.per_run.values()) <= QUOTA.max_calls, name
     docs = record["logs"]["python-docs"]
     ran = {h["run_id"] for h in record["handles"]}

@@ -104,7 +104,10 @@ def test_every_event_field_has_a_json_type_the_reader_checks() -> None:
         assert set(event_checks(cls)) == {f.name for f in fields(cls)}
 
 
-def test_a_damaged_body_in_a_live_runs_journal_is_located_at_the_journal(tmp_path: Path) -> None:
+def test_a_damaged_body_in_a_live_runs_journal_is_located_at_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(log_module, "CATCH_UP_SECONDS", 1e9)  # event 3 stays in the journal
     db = tmp_path / "runs.db"
     writer = _log_with_run(db, 2)
     emitter = Emitter(writer, "r", last_seq=2)

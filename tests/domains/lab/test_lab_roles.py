@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import select
 import subprocess
 from pathlib import Path
 
+import anyio
 import pytest
 from _labclient import SKIP_REASON, call, lab_client, labtools, refusal, server_params
 
@@ -51,6 +53,16 @@ MODULES = {
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def _robot_socket(robot: Path) -> Path:
+    """Where the robot of directory ``robot`` listens (``labhub`` is standard library only)."""
+    spec = importlib.util.spec_from_file_location("labhub", LAB_DIR / "labserver" / "labhub.py")
+    assert spec is not None
+    assert spec.loader is not None
+    labhub = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(labhub)
+    return Path(labhub.socket_path(robot))
 
 
 def test_every_tool_belongs_to_one_role_and_all_has_them_all() -> None:
@@ -204,6 +216,12 @@ async def test_a_killed_role_server_takes_its_session_and_the_last_robot_with_it
         if role.poll() is None:
             role.kill()
             role.wait(timeout=30)
+    # the robot closes the stream first, then, finding no facade left, removes its socket
+    # and exits: a client started before that would reach it and keep it alive
+    sock = _robot_socket(robot)
+    with anyio.fail_after(30):
+        while sock.exists():
+            await anyio.sleep(0.02)
 
     async with lab_client("modules", robot) as modules:  # the last one gone: a fresh robot
         assert (await call(modules, "get_deck_state"))["modules"] == []
