@@ -10,13 +10,13 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from plansmith.engine import Engine
 from plansmith.execution import is_postgres_url
 from plansmith.web._api import api_router
 from plansmith.web._controller import Controller
 from plansmith.web._errors import install_error_handlers
+from plansmith.web._hosts import LoopbackHostMiddleware
 from plansmith.web._pages import pages_router
 from plansmith.web._settings import LOOPBACK_HOSTS, WebSettings
 
@@ -31,7 +31,8 @@ def create_app(
 ) -> FastAPI:
     """A web app over an engine (or one made from ``settings.home``).
 
-    On a loopback host it answers only to loopback host names (against DNS rebinding).
+    On a loopback host it answers only to loopback host names (against DNS rebinding;
+    any other ``Host`` is refused with the JSON error body, a 400).
     Stopping the app cancels the runs it drives (they record it) and closes the log.
     """
     if isinstance(engine_or_settings, WebSettings):
@@ -66,7 +67,7 @@ def create_app(
     )
     app.state.controller = controller
     if settings.host in LOOPBACK_HOSTS:
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS))
+        app.add_middleware(LoopbackHostMiddleware)  # a foreign Host: a JSON 400
     install_error_handlers(app)
     app.include_router(api_router)
     app.include_router(pages_router)

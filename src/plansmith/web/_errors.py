@@ -1,12 +1,16 @@
 """Errors as HTTP answers: a typed JSON body with the message, location and hint.
 
-Input errors are 422 (a missing run is 404), planning failures 422, a request the
-run's state does not allow now 409, a server that does not start 424. Anything else
-is a 500 with a short body and no traceback.
+Every error body is built by ``error_response``, so it always has the five keys
+``type``, ``message``, ``location``, ``hint`` and ``details`` (null or empty where
+there is nothing to say). Input errors are 422 (a missing run is 404), planning
+failures 422, a request the run's state does not allow now 409, a server that does not
+start 424, a missing token 401 (and a foreign ``Host`` 400, see ``_hosts``). Anything
+else is a 500 with a short body and no traceback.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -25,15 +29,38 @@ from plansmith.errors import (
     ServerStartError,
 )
 
-__all__ = ["ErrorBody", "ErrorOut", "install_error_handlers", "status_for", "ERROR_RESPONSES"]
+__all__ = [
+    "ErrorBody",
+    "ErrorOut",
+    "error_response",
+    "install_error_handlers",
+    "status_for",
+    "ERROR_RESPONSES",
+]
+
+#: where the API's request schemas are (the hint of a bad request or an unknown path)
+_SCHEMA_HINT = "the API's operations and their request schemas are in /openapi.json"
+
+#: what to say about the HTTP errors of the app and of routing: (location, hint)
+_HTTP_ERRORS: dict[int, tuple[str | None, str | None]] = {
+    401: (
+        "header.authorization",
+        "send the server's token (plansmith serve --token T) as the header "
+        "`Authorization: Bearer T`; the event stream also takes it as `?token=T`",
+    ),
+    404: (None, _SCHEMA_HINT),
+    405: (None, _SCHEMA_HINT),
+}
 
 
 class ErrorBody(BaseModel):
+    """One error: every key is always there (null or empty when there is nothing)."""
+
     type: str
     message: str
-    location: str | None = None
-    hint: str | None = None
-    details: list[Any] = []
+    location: str | None
+    hint: str | None
+    details: list[Any]
 
 
 class ErrorOut(BaseModel):
@@ -41,7 +68,7 @@ class ErrorOut(BaseModel):
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (401, 404, 409, 422, 424)
+    code: {"model": ErrorOut} for code in (400, 401, 404, 409, 422, 424)
 }
 
 
@@ -57,8 +84,22 @@ def status_for(error: PlansmithError) -> int:
     return 409
 
 
-def _body(kind: str, message: str, **more: Any) -> dict[str, Any]:
-    return {"error": {"type": kind, "message": message, **more}}
+def error_response(
+    status: int,
+    kind: str,
+    message: str,
+    *,
+    location: str | None = None,
+    hint: str | None = None,
+    details: Sequence[Any] = (),
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    """The one builder of error answers: ``{"error": {type, message, location, hint,
+    details}}`` with ``status``."""
+    error = ErrorBody(
+        type=kind, message=message, location=location, hint=hint, details=list(details)
+    )
+    return JSONResponse(ErrorOut(error=error).model_dump(), status_code=status, headers=headers)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -66,16 +107,14 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def plansmith_error(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, PlansmithError)
-        location = str(error.location) if error.location else None
-        problems = [str(p) for p in getattr(error, "problems", ())]
-        body = _body(
+        return error_response(
+            status_for(error),
             type(error).__name__,
             error.message,
-            location=location,
+            location=str(error.location) if error.location else None,
             hint=error.hint,
-            details=problems,
+            details=[str(p) for p in getattr(error, "problems", ())],
         )
-        return JSONResponse(body, status_code=status_for(error))
 
     async def invalid_request(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, RequestValidationError)
@@ -84,22 +123,34 @@ def install_error_handlers(app: FastAPI) -> None:
             for e in error.errors()
         ]
         first = details[0] if details else {"loc": [], "msg": "invalid request"}
-        message = f"{'.'.join(first['loc'])}: {first['msg']}"
-        return JSONResponse(
-            _body("RequestValidationError", message, details=details), status_code=422
+        location = ".".join(first["loc"]) or None
+        return error_response(
+            422,
+            "RequestValidationError",
+            f"{location or 'request'}: {first['msg']}",
+            location=location,
+            hint=_SCHEMA_HINT,
+            details=details,
         )
 
     async def http_error(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, HTTPException)
-        return JSONResponse(
-            _body("HTTPError", str(error.detail)),
-            status_code=error.status_code,
+        location, hint = _HTTP_ERRORS.get(error.status_code, (None, None))
+        return error_response(
+            error.status_code,
+            "HTTPError",
+            str(error.detail),
+            location=location,
+            hint=hint,
             headers=getattr(error, "headers", None),
         )
 
     async def internal_error(_: Request, error: Exception) -> JSONResponse:
-        return JSONResponse(
-            _body("InternalError", f"internal error: {type(error).__name__}"), status_code=500
+        return error_response(
+            500,
+            "InternalError",
+            f"internal error: {type(error).__name__}",
+            hint="the server's log has the traceback",
         )
 
     app.add_exception_handler(PlansmithError, plansmith_error)
