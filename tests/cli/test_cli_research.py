@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +14,12 @@ from plansmith.domains.research import PLANTED_DIR
 CLI = "import plansmith.cli._research; from plansmith.cli import app; app()"
 
 
-def _research(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _research(
+    tmp: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-c", CLI, "research", *args, "--home", str(tmp / "home")]
     return subprocess.run(
-        command, capture_output=True, text=True, cwd=tmp, timeout=300, check=False
+        command, capture_output=True, text=True, cwd=tmp, env=env, timeout=300, check=False
     )
 
 
@@ -55,6 +58,18 @@ def test_a_small_search_budget_gives_a_coverage_limited_report(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert "**Coverage limited**" in done.stdout
     assert "2 searches, coverage limited" in " ".join(done.stderr.split())
+
+
+def test_the_summary_line_is_whole_when_stderr_is_a_pipe(tmp_path: Path) -> None:
+    # rich would wrap at COLUMNS when it writes to a pipe, cutting the trace's path off
+    env = {**os.environ, "COLUMNS": "80"}
+    args = ("How do I use tomllib?", "--source", str(PLANTED_DIR / "notes"))
+    done = _research(tmp_path, *args, "--budget-searches", "1", env=env)
+    assert done.returncode == 0, done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("research r-")
+    run_id = last.split()[1].rstrip(":")
+    assert last.endswith(f"; trace: {tmp_path / 'home' / 'runs' / run_id / 'research.json'}")
 
 
 def test_a_missing_source_folder_is_an_input_error(tmp_path: Path) -> None:

@@ -70,3 +70,10 @@ def test_demo_bio_opentrons_runs_a_scenario_and_lists_the_mappings(tmp_path: Pat
     assert "load name opentrons_flex_96_wellplate_200ul_pcr ->" in out
     assert "failed steps: 0; replans: 0" in out
     assert "simulator commands (get_run_log):" in out
+
+
+def test_demo_home_help_says_where_each_demo_keeps_its_runs() -> None:
+    result = CliRunner().invoke(app, ["demo", "--help"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.replace("│", " ").split())
+    assert "bio: HOME/demo-bio (plansmith serve --home HOME/demo-bio)" in out

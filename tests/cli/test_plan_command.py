@@ -186,3 +186,37 @@ def test_plan_htn_yaml_problem_records_its_decomposition() -> None:
     document = json.loads(out)
     assert document["planner"]["kind"] == "htn"
     assert "decomposition" in document
+
+
+@pytest.mark.parametrize("command", ["validate", "explain"])
+def test_validate_and_explain_refuse_a_gtpyhop_folder_saying_what_they_take(
+    tmp_path: Path, command: str
+) -> None:
+    folder = _gtpyhop_folder("bio_opentrons")
+    plan_file = tmp_path / "bio.json"
+    code, _, _ = _invoke("plan", str(folder), "--problem", "scenario_1", "-o", str(plan_file))
+    assert code == 0
+    code, _, err = _invoke(command, str(folder), "scenario_1", str(plan_file))
+    assert code == 2
+    assert f"{command} takes a domain file (.yaml, .yml, .json or .pddl), not a folder" in err
+    assert "hint: a GTPyhop folder's actions are Python code" in err
+
+
+def _help(*args: str) -> str:
+    _register()
+    result = CliRunner().invoke(app, [*args, "--help"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.mark.parametrize("command", ["validate", "explain"])
+def test_validate_and_explain_help_name_the_domain_files_they_take(command: str) -> None:
+    assert "Domain file (.yaml, .yml, .json or .pddl); not a GTPyhop folder" in _help(command)
+
+
+def test_validate_help_lists_its_exit_codes() -> None:
+    codes = (
+        "Exit codes: 0 valid; 1 invalid, or made for another domain or problem (the reason "
+        "on stderr); 2 bad input (a file missing or malformed"
+    )
+    assert codes in _help("validate")

@@ -60,7 +60,11 @@ def demo_command(
         int, typer.Option(help="bio-opentrons: 2, or 1 to run out of tips and replan.")
     ] = 2,
     home: Annotated[
-        Path, typer.Option(help="where runs are stored (`plansmith serve --home`).")
+        Path,
+        typer.Option(
+            help="where runs are stored: lab and bio-opentrons: HOME (plansmith serve --home "
+            "HOME); bio: HOME/demo-bio (plansmith serve --home HOME/demo-bio)."
+        ),
     ] = Path(".plansmith"),
     blast_fails: Annotated[
         bool, typer.Option(help="bio: make BLAST+ fail at run time, so the run replans.")

@@ -118,9 +118,10 @@ def mcp_command(
     base = config.parent if config is not None else Path.cwd()
     dirs = domains or [base / d for d in conf.get("domains", [])] or shipped_domain_dirs()
     tiers = conf.get("approve_tiers")
+    policy = ApprovalPolicy.parse(str(tiers)) if tiers else None  # before the log is opened
     log = log or (str(conf["log"]) if conf.get("log") else None)
     engine = open_engine(
-        Path(conf.get("home", home)),
+        base / str(conf["home"]) if conf.get("home") else home,  # --home: to the cwd
         log=log,
         executor=str(conf.get("executor", executor)) if executor == "local" else executor,
         scheduler=scheduler or (str(conf["scheduler"]) if conf.get("scheduler") else None),
@@ -132,7 +133,7 @@ def mcp_command(
         max_runs=max_runs or int(conf.get("max_runs", 8)),
         max_parallel=int(conf.get("max_parallel", 8)),
         share_runs=share_runs or bool(conf.get("share_runs", False)),
-        policy=ApprovalPolicy.parse(str(tiers)) if tiers else None,
+        policy=policy,
     )
     listed = conf.get("research_sources") or []
     if isinstance(listed, dict):  # NAME: DIR

@@ -11,14 +11,34 @@ import typer
 from plansmith.cli._app import app, guarded
 from plansmith.cli._inputs import load_inputs, read_plan_file
 from plansmith.cli._plan_command import PLAN_HELP, run_plan
-from plansmith.errors import PlanFormatError, PlanInvalidError
+from plansmith.errors import InputError, Location, PlanFormatError, PlanInvalidError
+from plansmith.model import Problem
 
 __all__: list[str] = []
 
 
 DomainArg = Annotated[
-    Path, typer.Argument(help="Domain file (.yaml, .json, .pddl) or GTPyhop folder.")
+    Path,
+    typer.Argument(
+        help="Domain file (.yaml, .yml, .json or .pddl); not a GTPyhop folder, whose actions "
+        "are Python code with no preconditions or effects to check a plan against."
+    ),
 ]
+
+
+def _domain_and_problem(command: str, domain: Path, problem: Path) -> Problem:
+    """The problem ``validate`` or ``explain`` reads a plan against: a domain file and a
+    problem file. A GTPyhop folder is refused: a plan's steps can be replayed through its
+    Python functions, but whether they carry out its tasks cannot be checked that way."""
+    if domain.is_dir():
+        raise InputError(
+            f"{command} takes a domain file (.yaml, .yml, .json or .pddl), not a folder",
+            location=Location(str(domain)),
+            hint="a GTPyhop folder's actions are Python code that declares no preconditions or "
+            "effects to check or explain a plan by; plan it with `plansmith plan FOLDER "
+            "--problem NAME`",
+        )
+    return load_inputs(domain, problem, None)
 
 
 @app.command(
@@ -39,10 +59,14 @@ def validate_command(
     problem: Annotated[Path, typer.Argument(help="Problem file.")],
     plan_file: Annotated[Path, typer.Argument(metavar="PLAN_JSON", help="Plan JSON file.")],
 ) -> None:
-    """Check a plan JSON against its domain and problem: exit 0 if valid, 1 with the reason."""
+    """Check a plan JSON against its domain and problem.
+
+    Exit codes: 0 valid; 1 invalid, or made for another domain or problem (the reason on
+    stderr); 2 bad input (a file missing or malformed, or a plan JSON whose cost or hash
+    does not match its steps)."""
     from plansmith.planning import validate
 
-    inputs = load_inputs(domain, problem, None)
+    inputs = _domain_and_problem("validate", domain, problem)
     plan = read_plan_file(plan_file)
     try:
         validate(plan, inputs)
@@ -62,5 +86,5 @@ def explain_command(
     """Say why each step of a plan is there."""
     from plansmith.planning import explain
 
-    inputs = load_inputs(domain, problem, None)
+    inputs = _domain_and_problem("explain", domain, problem)
     sys.stdout.write(explain(read_plan_file(plan_file), inputs))

@@ -23,10 +23,11 @@ class _View:
     """A progress bar of the plan's steps; a line per search."""
 
     def __init__(self) -> None:
-        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-        self.console = Console(stderr=True)
+        from plansmith.cli._live import make_console
+
+        self.console = make_console(stderr=True)  # to a pipe or a file: nothing wrapped
         self.progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),

@@ -139,15 +139,12 @@ def run_command(
     from plansmith.engine import RunInputs
     from plansmith.execution import ApprovalPolicy
 
+    try:  # before the run log is opened: a bad option leaves nothing behind
+        policy = ApprovalPolicy.parse(approve_tiers)
+    except InputError as error:  # it names the unknown words, with a hint
+        raise InputError(f"--approve-tiers: {error.message}", hint=error.hint) from None
     engine = open_engine(home, log=log, executor=executor, scheduler=scheduler, lease_ttl=lease_ttl)
     inputs = RunInputs(domain, problem, servers, bindings)
-    try:
-        policy = ApprovalPolicy.parse(approve_tiers)
-    except ValueError:
-        raise InputError(
-            f"--approve-tiers {approve_tiers!r}: not a list of tiers",
-            hint="use read, write, execute (comma-separated), none or all",
-        ) from None
     run_id = engine.new_run_id()
 
     async def go(sink: Callable[[object], None]) -> object:
