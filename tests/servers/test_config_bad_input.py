@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from plansmith.errors import PlansmithError, ServerConfigError
@@ -124,6 +124,59 @@ def test_a_misspelt_key_is_an_error_that_names_it() -> None:
     assert error.hint is not None
     assert "did you mean 'command'?" in error.hint
     assert _where(error) == "s.json:1:23"  # the key, and no 'neither command nor url' too
+
+
+def _problems(error: ServerConfigError) -> list[tuple[str, str]]:
+    """Each problem of ``error`` as (where, message), in the order of the file."""
+    return [(_where(p), p.message) for p in error.problems or (error,)]
+
+
+def _at(text: str, part: str, nth: int = 0) -> str:
+    """``s.json:line:col`` of the ``nth`` (0-based) occurrence of ``part`` in ``text``."""
+    offset = -1
+    for _ in range(nth + 1):
+        offset = text.index(part, offset + 1)
+    before = text[:offset]
+    return f"s.json:{before.count(chr(10)) + 1}:{offset - before.rfind(chr(10))}"
+
+
+def test_a_misspelt_key_hides_no_other_problem_of_its_server_or_the_file() -> None:
+    text = (
+        '{"mcpServers": {\n'
+        '  "a": {"comand": "x", "args": ["${input:foo}"], "env": {"K": 1}},\n'
+        '  "b": {"command": "y", "maxInFlight": 0}\n'
+        "}}"
+    )
+    problems = _problems(_error(text))
+    assert [where for where, _ in problems] == [
+        _at(text, '"comand"'),
+        _at(text, "${input:foo}"),
+        _at(text, "1}"),
+        _at(text, "0}"),
+    ]
+    unknown, template, env, limit = (message for _, message in problems)
+    assert "server 'a': unknown key 'comand'" in unknown
+    assert "server 'a': args: VS Code's '${input:foo}'" in template
+    assert "server 'a': env.K must be a string" in env
+    assert "server 'b': maxInFlight must be a whole number" in limit
+    hints = [p.hint or "" for p in _error(text).problems]
+    assert "did you mean 'command'?" in hints[0]
+
+
+@pytest.mark.parametrize(
+    "server",
+    [
+        '{"command": "x", "url": "http://h/", "args": ["${HOME}"], "headers": {"a b": "v"}}',
+        '{"args": ["${HOME}"], "headers": {"a b": "v"}}',
+    ],
+    ids=["both-command-and-url", "neither"],
+)
+def test_a_server_without_one_transport_still_has_its_fields_checked(server: str) -> None:
+    text = _servers(server)
+    problems = _problems(_error(text))
+    assert (_at(text, "${HOME}"), "server 'a': args: '${HOME}' is not a template") in problems
+    assert _at(text, '"a b"') in [where for where, _ in problems]
+    assert len(problems) == 3  # and the transport's own problem
 
 
 @pytest.mark.parametrize("key", ["Command", "maxInflight", "inherit_env", "header", "URL"])
@@ -380,6 +433,28 @@ def test_any_servers_give_a_config_or_located_errors_with_hints(
         assert problem.hint
         assert problem.location is not None
         assert problem.location.column is not None
+
+
+_OTHER_FIELDS = st.sampled_from(["args", "env", "cwd", "headers", "maxInFlight", "inheritEnv"])
+
+
+@_FEWER
+@given(st.dictionaries(_OTHER_FIELDS, _JSON))
+def test_misspelling_command_adds_its_own_problem_and_hides_none(fields: dict[str, object]) -> None:
+    # an infinite float makes the file not JSON at all: one problem, no server read
+    assume("Infinity" not in json.dumps(fields))
+
+    def problems(command_key: str) -> set[tuple[str, str]]:
+        text = json.dumps({"mcpServers": {"a": {command_key: "x", **fields}}}, indent=1)
+        result = _read(text)
+        if isinstance(result, ServersConfig):
+            return set()
+        assert isinstance(result, ServerConfigError)
+        return {(_where(p), p.message) for p in result.problems or (result,)}
+
+    spelt, misspelt = problems("command"), problems("comand")
+    unknown = ("s.json:4:4", "server 'a': unknown key 'comand'")
+    assert misspelt == spelt | {unknown}
 
 
 def _jsonc(value: object) -> str:

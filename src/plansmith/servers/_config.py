@@ -284,7 +284,6 @@ class _Checker:
         guessed = self._unknown_keys(what, fields)
         limit = self._max_in_flight(what, fields.get("maxInFlight"))
         kind = self._kind(what, fields)
-        server: ServerConfig | None = None
         if "command" in fields and "url" in fields:
             later = max(fields["command"][0], fields["url"][0])
             self.fail(
@@ -292,17 +291,22 @@ class _Checker:
                 f"{what} has both 'command' and 'url'",
                 hint="use command/args for stdio, or url/headers for streamable HTTP",
             )
-        elif "command" in fields:
-            server = self._stdio(name, at, fields, limit)
-        elif "url" in fields:
-            server = self._http(name, at, fields, limit, kind == "sse")
-        elif not guessed & {"command", "url"}:
+        elif "command" not in fields and "url" not in fields and not guessed & {"command", "url"}:
             self.fail(
                 at,
                 f"{what} has neither 'command' nor 'url'",
                 hint="stdio servers need a command; streamable HTTP servers need a url",
             )
-        return server if len(self._found) == before else None
+        # The fields of every transport the server may mean are checked, even when it
+        # cannot be built (a misspelt key, both command and url, or neither).
+        stdio = "command" in fields or "command" in guessed or kind == "stdio"
+        http = "url" in fields or "url" in guessed or kind in ("http", "sse")
+        built: list[ServerConfig] = []
+        if stdio or not http:
+            built.append(self._stdio(name, at, fields, limit))
+        if http or not stdio:
+            built.append(self._http(name, at, fields, limit, kind == "sse"))
+        return built[0] if len(built) == 1 and len(self._found) == before else None
 
     def _unknown_keys(self, what: str, fields: Members) -> set[str]:
         """Report the keys that look like misspelt keys of ours; the keys they meant."""
@@ -363,7 +367,10 @@ class _Checker:
 
     def _stdio(self, name: str, at: int, fields: Members, limit: int) -> StdioServer:
         what = f"server {name!r}"
-        command = self.string(fields["command"][1], f"{what}: command", "command", check_command)
+        command = ""  # none: a server that is not built, whose other fields are checked
+        if "command" in fields:
+            node = fields["command"][1]
+            command = self.string(node, f"{what}: command", "command", check_command)
         args: list[str] = []
         if "args" in fields:
             node = fields["args"][1]
@@ -402,7 +409,9 @@ class _Checker:
 
     def _http(self, name: str, at: int, fields: Members, limit: int, sse: bool) -> HttpServer:
         what = f"server {name!r}"
-        url = self.string(fields["url"][1], f"{what}: url", "url", check_url)
+        url = ""  # none: a server that is not built, whose other fields are checked
+        if "url" in fields:
+            url = self.string(fields["url"][1], f"{what}: url", "url", check_url)
         headers = self.strings(
             fields.get("headers"),
             f"{what}: headers",

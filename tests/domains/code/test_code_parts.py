@@ -71,6 +71,35 @@ def test_bad_configs_are_refused_with_location_and_hint(
         load_config(world.repo, config_file=path)
     assert fragment in str(error.value)
     assert error.value.hint
+    assert error.value.location is not None
+
+
+def test_an_unknown_tier_in_the_config_file_fails_at_start_up_naming_the_file(
+    world: cf.World, tmp_path: Path
+) -> None:
+    path = tmp_path / "c1.toml"
+    path.write_text('tier = "admin"\n')
+    command = [sys.executable, "-m", "plansmith.domains.code.server", "--repo", str(world.repo)]
+    done = subprocess.run(
+        [*command, "--config", str(path)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"plansmith-code: {path.resolve()}: unknown tier 'admin'")
+    assert "hint: use one of: read, write, execute" in done.stderr
+
+
+def test_an_unknown_tier_not_from_a_file_names_no_file(world: cf.World, tmp_path: Path) -> None:
+    path = tmp_path / "c1.toml"
+    path.write_text('tier = "admin"\n')
+    assert load_config(world.repo, tier="write", config_file=path).tier is Tier.WRITE
+    with pytest.raises(InputError, match="unknown tier 'admin'") as error:
+        load_config(world.repo, tier="admin")
+    assert error.value.location is None
 
 
 def test_a_folder_without_git_is_not_a_repository(tmp_path: Path) -> None:

@@ -123,6 +123,14 @@ def _number(data: Mapping[str, Any], key: str, default: float, where: Path | Non
     return float(value)
 
 
+def _tier(value: Any, where: Path | None) -> Tier:
+    """The tier, or its error at ``where`` (the config file, when the tier comes from it)."""
+    try:
+        return parse_tier(str(value))
+    except InputError as error:
+        raise error.located(str(where) if where else None) from None
+
+
 def load_config(
     repo: str | Path | None = None,
     *,
@@ -139,6 +147,8 @@ def load_config(
     if config_file is not None:
         where = Path(config_file).resolve()
         data = _read_table(where)
+    # the tier's place: the config file, unless an argument gives it
+    tier_where = where if tier is None and (overrides or {}).get("tier") is None else None
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     if repo is not None:
         data["repo"] = str(repo)
@@ -162,7 +172,7 @@ def load_config(
         raise _fail("[timeouts] must be a table", where, "write [timeouts] fast = 10")
     config = ServerConfig(
         repo=root,
-        tier=parse_tier(str(data.get("tier", "read"))),
+        tier=_tier(data.get("tier", "read"), tier_where),
         worktree_root=Path(
             data.get("worktree_root") or base / f"plansmith-code-worktrees-{digest}"
         ).resolve(),
