@@ -43,6 +43,7 @@ from plansmith.binding import (
     bind,
     find_refs,
     load_bindings,
+    merge_across_steps,
 )
 from plansmith.errors import (
     ApprovalRequiredError,
@@ -93,6 +94,7 @@ from plansmith.execution import (
     open_run_log,
     owner_gone,
     recorded_parts,
+    replay_env,
     replay_replan,
     tiers_needing_approval,
     tracing_from_env,
@@ -439,7 +441,8 @@ def _strings_at(template: JSONValue, at: str = "") -> list[tuple[str, str]]:
 def check_env(bound: BoundPlan, bindings: Bindings, env: Mapping[str, str]) -> None:
     """The ``${env.NAME}`` references of ``bound``'s steps whose variable ``env`` does not
     set: ``BindingError`` as ``bind`` says it (located at the binding's argument, if the
-    bindings still name the action), one problem per reference."""
+    bindings still name the action), one problem per reference, those of one binding
+    that several steps meet merged into one naming the steps (``merge_across_steps``)."""
     problems: list[BindingError] = []
     for step in bound.steps:
         binding = bindings.get(step.step.action)
@@ -457,14 +460,15 @@ def check_env(bound: BoundPlan, bindings: Bindings, env: Mapping[str, str]) -> N
                         hint=f"export {ref.name}=... before running plansmith",
                     )
                 )
-    if len(problems) == 1:
-        raise problems[0]
-    if problems:
+    merged = merge_across_steps(problems)
+    if len(merged) == 1:
+        raise merged[0]
+    if merged:
         raise BindingError(
-            f"{len(problems)} binding problem(s)",
+            f"{len(merged)} binding problem(s)",
             location=Location(bindings.source),
             hint="export each variable named before resuming",
-            problems=tuple(problems),
+            problems=merged,
         )
 
 
@@ -1043,9 +1047,11 @@ class Engine:
         limits: Mapping[str, int] | None = None,
         replan: ReplanFn | None = None,
         policy: ApprovalPolicy | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> Runner:
         """The runner for ``state``; a replan may use the tiers of the approved plan and
-        those that ``policy`` (default: the default policy) lets run without a person."""
+        those that ``policy`` (default: the default policy) lets run without a person.
+        ``${env.NAME}`` is rendered from ``env`` (default: this process's environment)."""
         return Runner(
             invoker,
             self.log,
@@ -1053,7 +1059,7 @@ class Engine:
             max_parallel=max_parallel,
             server_limits=limits,
             replan=replan,
-            env=os.environ,
+            env=os.environ if env is None else env,
             run_dir=str(self.run_dir(state.run_id)),
             emitter=emitter,
             unattended_tiers=frozenset(Tier) - (policy or ApprovalPolicy()).needs_person,
@@ -1366,7 +1372,9 @@ class Engine:
         """Run the recorded run again offline against its recorded outcomes: each part of
         it (one per engine that drove it: the first run, each resume or take-over) from
         the log as that engine found it, ended where the record ends it (a killed
-        engine's part stops there, a cancelled one is cancelled with its reason). Raises
+        engine's part stops there, a cancelled one is cancelled with its reason). It does
+        not depend on this process's environment: ``${env.NAME}`` is rendered as its own
+        text (``replay_env``), as no tool is called. Raises
         ``ExecutionError`` when the replay calls an attempt the record has no outcome
         for in a part that finished (the log is not this plan's, or is damaged)."""
         self._open()
@@ -1404,6 +1412,7 @@ class Engine:
             max_parallel=part.peak,  # as many in flight as the part had, no more
             replan=replay_replan(events),
             policy=ApprovalPolicy(frozenset()),
+            env=replay_env(events),  # not this machine's: the replay calls no tool
         )
         if not finished:
             reason = part.reason

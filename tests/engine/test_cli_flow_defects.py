@@ -565,7 +565,7 @@ def test_an_empty_approve_tiers_is_refused_and_runs_nothing(tmp_path: Path) -> N
     home = tmp_path / "home"
     code, _, err = invoke("run", *files(inputs), "--approve-tiers", "", "--home", str(home))
     assert code == 2
-    assert "--approve-tiers '': not a list of tiers" in err
+    assert "--approve-tiers: no tier named: say none to let every plan run unapproved" in err
     assert not (home / "runs").exists() or not any((home / "runs").iterdir())
 
 

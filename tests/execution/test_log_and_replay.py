@@ -15,7 +15,7 @@ import anyio
 import pytest
 from _log_fixtures import OpenLog, log_opener
 
-from plansmith.binding import BoundPlan, StepPolicy
+from plansmith.binding import BoundPlan, StepPolicy, bind
 from plansmith.errors import ExecutionError, RunNotFoundError, ToolCallError
 from plansmith.execution import (
     ApprovalPolicy,
@@ -25,6 +25,7 @@ from plansmith.execution import (
     PartEnd,
     PlanReady,
     RecordingInvoker,
+    Replanned,
     ReplayInvoker,
     RunCancelled,
     RunCreated,
@@ -41,6 +42,7 @@ from plansmith.execution import (
     event_from_dict,
     fold,
     recorded_parts,
+    replay_env,
     replay_replan,
     should_retry,
     tiers_needing_approval,
@@ -118,6 +120,20 @@ async def test_replay_answers_each_attempt_as_recorded() -> None:
 async def test_replay_of_an_attempt_never_recorded_is_an_error() -> None:
     with pytest.raises(ExecutionError):
         await ReplayInvoker(h.MemoryRunLog(), []).invoke(ToolCall("s", "t", {}, "k", step="s0"))
+
+
+def test_a_replay_renders_each_env_reference_of_the_recorded_plans_as_itself() -> None:
+    text = h.BINDINGS.replace('{name: "${x}"}', '{name: "${env.A}/${x}"}')
+    text = text.replace('{x: "alt ${x}"}', '{x: "alt ${env.B}"}')
+    env = {"A": "/a", "B": "/b"}  # the run's values: not in the log, not needed to replay
+    first = bind(h.chain(1), h.domain(), h.bindings(text), h.CATALOG, env=env)
+    again = bind(h.chain(1, "alt"), h.domain(), h.bindings(text), h.CATALOG, env=env)
+    events = [
+        PlanReady(run_id="r", plan_hash=first.plan_hash, bound=bound_to_dict(first)),
+        Replanned(run_id="r", failed=("s0",), plan_hash="h2", bound=bound_to_dict(again)),
+    ]
+    assert replay_env(events) == {"A": "${env.A}", "B": "${env.B}"}
+    assert replay_env(events[:1]) == {"A": "${env.A}"}
 
 
 def test_retry_rules_per_failure_class() -> None:

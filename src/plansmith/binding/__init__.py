@@ -1,6 +1,6 @@
 """Binding (pure): which live tool runs each plan step, with which arguments and policy."""
 
-from plansmith.binding._bind import PLACEHOLDER, StepKey, bind, step_key
+from plansmith.binding._bind import PLACEHOLDER, StepKey, bind, merge_across_steps, step_key
 from plansmith.binding._extract import check_jsonpath, extract, reads_json, simple_path, singular
 from plansmith.binding._model import (
     Binding,
@@ -40,6 +40,7 @@ __all__ = [
     "as_text",
     # binding and extraction
     "bind",
+    "merge_across_steps",
     "step_key",
     "StepKey",
     "PLACEHOLDER",

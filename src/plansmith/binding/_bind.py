@@ -24,7 +24,7 @@ from plansmith.errors import BindingError, Location, PlansmithError
 from plansmith.formats._yaml_node import did_you_mean
 from plansmith.model import Domain, JSONValue, Plan, Step, StepArg
 
-__all__ = ["bind", "step_key", "StepKey", "PLACEHOLDER"]
+__all__ = ["bind", "merge_across_steps", "step_key", "StepKey", "PLACEHOLDER"]
 
 #: A step as output references name it: the action and its arguments as text
 #: (``${move(a, 3).out}``): strings as they are, other arguments as JSON.
@@ -99,7 +99,7 @@ def bind(
     _check_output_paths(plan, bindings, problems)
     _check_cycles(bound, references, problems)
     if problems:
-        merged = _merge_across_steps(problems)
+        merged = merge_across_steps(problems)
         raise BindingError(
             f"{len(merged)} binding problem(s)",
             location=Location(bindings.source),
@@ -112,9 +112,10 @@ def bind(
 _STEPS_SHOWN = 5  # the steps a problem met in many names, then how many more
 
 
-def _merge_across_steps(problems: list[PlansmithError]) -> tuple[PlansmithError, ...]:
+def merge_across_steps(problems: Sequence[PlansmithError]) -> tuple[PlansmithError, ...]:
     """One problem for each thing to fix: a binding's fault that every step of its
-    action meets is listed once, with the steps it stops (first seen first)."""
+    action meets is listed once, with the steps it stops (first seen first). ``bind``
+    reports its problems so, and the engine those of a resume (an unset ``${env.X}``)."""
     groups: dict[tuple[object, ...], list[PlansmithError]] = {}
     for problem in problems:
         loc = problem.location

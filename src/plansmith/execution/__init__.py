@@ -62,6 +62,7 @@ from plansmith.execution._replay import (
     RecordedPart,
     ReplayInvoker,
     recorded_parts,
+    replay_env,
     replay_replan,
     step_histories,
 )
@@ -127,6 +128,7 @@ __all__ = [
     "recorded_parts",
     "PartEnd",
     "step_histories",
+    "replay_env",
     "replay_replan",
     "should_retry",
     "backoff_delay",

@@ -9,6 +9,13 @@ ends a part that did not finish where the record ends it: once it has made every
 event the part recorded, it stops as a killed engine does, or cancels with the recorded
 reason. A call the record has no outcome for was in flight when the part ended (or its
 start was lost with the engine): it waits.
+
+A replay does not read the environment of the machine it runs on: an ``${env.NAME}`` of
+the recorded plans is rendered as its own text (``replay_env``). The value the run had
+is not in the log (it may be a secret), and a replay calls no tool: nothing it records
+holds a rendered argument (a step's event has the plan's arguments and the key
+``RUN_ID/STEP_ID``), and a step that failed before its call (NAME unset where the run
+went on) gets its recorded failure as the answer to the call.
 """
 
 from __future__ import annotations
@@ -18,12 +25,13 @@ from dataclasses import dataclass
 
 import anyio
 
-from plansmith.binding import BoundPlan
+from plansmith.binding import BoundPlan, EnvRef, find_refs
 from plansmith.errors import ExecutionError, Location, ToolCallError
 from plansmith.execution._codec import bound_from_dict
 from plansmith.execution._emit import unpack
 from plansmith.execution._events import (
     Event,
+    PlanReady,
     Replanned,
     RunCancelled,
     RunFinished,
@@ -43,6 +51,7 @@ __all__ = [
     "RecordedPart",
     "ReplayInvoker",
     "recorded_parts",
+    "replay_env",
     "replay_replan",
     "step_histories",
 ]
@@ -215,3 +224,18 @@ def replay_replan(events: Sequence[Event]) -> ReplanFn:
         return plans[request.replans] if request.replans < len(plans) else None
 
     return replan
+
+
+def replay_env(events: Sequence[Event]) -> dict[str, str]:
+    """The environment a replay of ``events`` renders arguments with: each ``${env.NAME}``
+    of the recorded plans (the first and each replan) as its own text, whatever the
+    environment holds here (see the module docstring)."""
+    names = {
+        ref.name
+        for event in events
+        if isinstance(event, PlanReady | Replanned)
+        for step in bound_from_dict(event.bound).steps
+        for _, ref in find_refs(step.arguments)
+        if isinstance(ref, EnvRef)
+    }
+    return {name: f"${{env.{name}}}" for name in sorted(names)}
