@@ -117,6 +117,53 @@ async def test_replay_answers_each_attempt_as_recorded() -> None:
     assert [r.error_class for r in replayer.records] == [None, "transport_lost", None]
 
 
+_NOT_IDEMPOTENT = h.BINDINGS.replace("retries: 2\n    idempotent: true", "retries: 3")
+
+
+async def _recorded_then_replayed(outcome_of: FakeInvoker) -> tuple[list[Event], list[Event]]:
+    """A one-step run of ``work`` (3 retries, not idempotent) with ``outcome_of``'s
+    answers, then its replay: the recorded events and the replayed ones."""
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    plan = h.bound(h.chain(1), _NOT_IDEMPOTENT)
+    log, state = h.start_run(plan)
+    with anyio.fail_after(10):
+        await Runner(outcome_of, log, state, sleep=no_sleep).run()
+    recorded = log.events("run-1")
+    log2, state2 = h.start_run(plan, run_id="run-1")
+    with anyio.fail_after(10):
+        await Runner(ReplayInvoker(log, recorded), log2, state2, sleep=no_sleep).run()
+    return recorded, log2.events("run-1")
+
+
+def _steps(events: list[Event]) -> list[tuple[str, int]]:
+    return [(e.type, getattr(e, "attempt", 0)) for e in events[1:] if e.type.startswith("Step")]
+
+
+async def test_replay_does_not_retry_a_call_whose_server_was_given_up_on() -> None:
+    # the pool gave the server up after its restarts: final, though retries are left
+    async def given_up(call: ToolCall) -> ToolResult:
+        raise ToolCallError("transport_lost", "gone", final=call.attempt == 2)
+
+    recorded, replayed = await _recorded_then_replayed(FakeInvoker(given_up))
+    assert _steps(recorded)[-1] == ("StepFailed", 2)
+    assert _steps(replayed) == _steps(recorded)
+
+
+async def test_replay_retries_a_timeout_the_record_retried_for_its_progress() -> None:
+    # not idempotent: a timeout is retried only because the call reported progress
+    async def progressed(call: ToolCall) -> ToolResult:
+        if call.attempt == 1:
+            raise ToolCallError("timeout", "too slow", progressed=True)
+        return ToolResult({"done": "ok", "key": call.key}, "")
+
+    recorded, replayed = await _recorded_then_replayed(FakeInvoker(progressed))
+    assert _steps(recorded)[-1] == ("StepSucceeded", 2)
+    assert _steps(replayed) == _steps(recorded)
+
+
 async def test_replay_of_an_attempt_never_recorded_is_an_error() -> None:
     with pytest.raises(ExecutionError):
         await ReplayInvoker(h.MemoryRunLog(), []).invoke(ToolCall("s", "t", {}, "k", step="s0"))

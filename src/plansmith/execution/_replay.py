@@ -184,7 +184,16 @@ class ReplayInvoker:
             if isinstance(e, StepSucceeded):
                 self.outcomes[(e.step, e.attempt)] = _result(log, e.result)
             elif isinstance(e, StepRetrying | StepFailed):
-                error = ToolCallError(e.error_class, e.message, retryable=e.retryable)
+                # what decided the retry is not all in the event (a call's progress, a
+                # server given up on): the record's decision is the replay's
+                retried = isinstance(e, StepRetrying)
+                error = ToolCallError(
+                    e.error_class,
+                    e.message,
+                    retryable=e.retryable,
+                    progressed=retried,
+                    final=not retried,
+                )
                 recorded = e.result if isinstance(e, StepFailed) else None
                 if recorded is not None and e.error_class in ("extraction_error", "tool_error"):
                     # the tool's whole result: the event's message may be cut short
@@ -207,7 +216,13 @@ class ReplayInvoker:
                 location=Location(step=call.step),
             )
         if isinstance(outcome, ToolCallError):
-            raise ToolCallError(outcome.error_class, outcome.message, retryable=outcome.retryable)
+            raise ToolCallError(
+                outcome.error_class,
+                outcome.message,
+                retryable=outcome.retryable,
+                progressed=outcome.progressed,
+                final=outcome.final,
+            )
         return outcome
 
 
