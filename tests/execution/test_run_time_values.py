@@ -75,6 +75,68 @@ async def test_a_lone_surrogate_from_an_upstream_output_fails_the_step_that_woul
     assert outcome.state == "failed"
 
 
+#: an environment variable's value is a secret; this one's last byte is not UTF-8, which
+#: ``os.environ`` reads as a lone surrogate
+SECRET = "ZZSECRET"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "where"),
+    [
+        ('{name: "${env.PS_TOKEN}"}', "arguments/name"),
+        ('{name: "tok=${env.PS_TOKEN}"}', "arguments/name"),
+        ('{name: a, extra: [1, {k: "Bearer ${env.PS_TOKEN}"}]}', "arguments/extra/1/k"),
+    ],
+    ids=["whole", "text-around", "nested"],
+)
+async def test_a_lone_surrogate_in_an_environment_variable_fails_its_step_without_its_value(
+    arguments: str, where: str
+) -> None:
+    bindings = h.BINDINGS.replace('arguments: {name: "${x}"}', f"arguments: {arguments}")
+    bound = bind(h.chain(1), h.domain(), h.bindings(bindings), h.CATALOG, env={"PS_TOKEN": "t"})
+    invoker = FakeInvoker(h.work_ok)
+    log, state = h.start_run(bound)
+    with anyio.fail_after(10):
+        outcome = await Runner(invoker, log, state, env={"PS_TOKEN": SECRET + "\udcff"}).run()
+    events = list(log.events("run-1"))
+    failed = failures(events)["s0"]
+    assert failed.error_class == "protocol_error"
+    assert failed.message == (
+        f"step s0: the argument at {where} cannot be sent: the value of ${{env.PS_TOKEN}}"
+        " holds a lone surrogate (bytes that are not UTF-8)"
+    )
+    assert outcome.state == "failed"
+    assert outcome.reason is not None
+    assert SECRET not in outcome.reason
+    assert [e.seq for e in events if SECRET in json.dumps(e.to_dict())] == []
+    assert invoker.calls == []
+
+
+async def test_a_string_holding_an_environment_variable_is_not_shown_when_it_cannot_be_sent() -> (
+    None
+):
+    # the surrogate is the upstream output's; the text around it is the variable's value
+    arg = "a\\ud800b"  # JSON's escape, which json.loads reads as a lone surrogate
+    plan = h.plan([Step("s0", "work", (arg,)), Step("s1", "finish", (arg,), after=("s0",))])
+    bindings = TEXT_BINDINGS.replace('"${work(x).done}"', '"${env.PS_TOKEN}:${work(x).done}"')
+    env = {"PS_TOKEN": SECRET}
+    bound = bind(plan, h.domain(), h.bindings(bindings), h.CATALOG, env=env)
+    log, state = h.start_run(bound)
+    with anyio.fail_after(10):
+        outcome = await Runner(FakeInvoker(answer_text), log, state, env=env).run()
+    events = list(log.events("run-1"))
+    message = failures(events)["s1"].message
+    assert message == (
+        "step s1: the argument at arguments/x cannot be sent: the string, which holds the"
+        " value of ${env.PS_TOKEN} (not shown), holds a lone surrogate, which is not Unicode"
+        " text (JSON-RPC is UTF-8); it came from ${work(x).done} (an output of an upstream"
+        " step)"
+    )
+    assert outcome.reason is not None
+    assert SECRET not in outcome.reason
+    assert [e.seq for e in events if SECRET in json.dumps(e.to_dict())] == []
+
+
 async def test_a_big_integer_from_an_upstream_output_is_sent_as_it_is() -> None:
     big = 123456789012345678901234567890  # past 64 bits: orjson refuses it, the SDK sends it
     plan = h.plan([Step("s0", "work", (str(big),)), Step("s1", "finish", (str(big),))])

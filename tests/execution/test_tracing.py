@@ -70,7 +70,11 @@ def recorded_run() -> list[Event]:
         step(StepStarted, seq=9, attempt=2, **b),
         step(StepFailed, seq=10, attempt=2, error_class="tool_error", message=SECRET, **b),
         RunFinished(
-            run_id="r1", seq=11, time="2026-01-02T03:04:09.000Z", state="failed", reason="s2"
+            run_id="r1",
+            seq=11,
+            time="2026-01-02T03:04:09.000Z",
+            state="failed",
+            reason=f"step(s) s2 (tool_error: {SECRET}) failed and replanning is off",
         ),
     ]
 
@@ -95,13 +99,14 @@ def test_run_span_is_the_parent_of_one_span_per_step_attempt() -> None:
         assert s.context.trace_id == run.context.trace_id
 
 
-def test_run_span_carries_id_plan_hash_state_and_reason_and_errors_on_failure() -> None:
+def test_run_span_carries_id_plan_hash_state_and_failed_steps_and_errors_on_failure() -> None:
+    # a failed run's reason quotes its steps' messages (a secret, here): not an attribute
     (run,) = by_name(traced(recorded_run()), "plansmith.run")
     assert dict(run.attributes or {}) == {
         "plansmith.run.id": "r1",
         "plansmith.plan.hash": "sha256:abc",
         "plansmith.run.state": "failed",
-        "plansmith.run.reason": "s2",
+        "plansmith.run.failed_steps": ("s2",),
     }
     assert run.status.status_code is StatusCode.ERROR
     assert run.start_time is not None

@@ -12,7 +12,16 @@ from plansmith.binding._model import (
     ToolSpec,
 )
 from plansmith.binding._read import load_bindings, parse_bindings
-from plansmith.binding._refs import EnvRef, OutputRef, ParamRef, Ref, RunRef, find_refs, parse_ref
+from plansmith.binding._refs import (
+    EnvRef,
+    OutputRef,
+    ParamRef,
+    Ref,
+    RunRef,
+    find_refs,
+    parse_ref,
+    template_at,
+)
 from plansmith.binding._render import as_text, render
 from plansmith.binding._types import TypeCheck, type_checks, type_mismatch
 
@@ -36,6 +45,7 @@ __all__ = [
     "Ref",
     "parse_ref",
     "find_refs",
+    "template_at",
     "render",
     "as_text",
     # binding and extraction

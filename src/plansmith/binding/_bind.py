@@ -17,8 +17,8 @@ from plansmith.binding._refs import (
     find_refs_at,
     keys_with_refs,
 )
-from plansmith.binding._render import as_text, render
-from plansmith.binding._schema_check import PLACEHOLDER, bind_time_value, check_schema
+from plansmith.binding._render import as_text
+from plansmith.binding._schema_check import PLACEHOLDER, bind_time_arguments, check_schema
 from plansmith.binding._types import TypeCheck, type_checks
 from plansmith.errors import BindingError, Location, PlansmithError
 from plansmith.formats._yaml_node import did_you_mean
@@ -282,7 +282,7 @@ def _bind_step(
     checks: tuple[TypeCheck, ...] = ()
     if tool is not None and tool.input_schema:  # checked whatever else is wrong: all at once
         try:
-            args_value = render(binding.arguments, lambda r: bind_time_value(r, params, env))
+            args_value = bind_time_arguments(binding.arguments, params, env)
         except BindingError:  # a text that is not a reference (said above)
             pass
         else:

@@ -7,7 +7,7 @@ literal): it is no reference, and ``render`` writes it as ``${``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from plansmith.model import JSONValue
@@ -21,6 +21,9 @@ __all__ = [
     "parse_ref",
     "find_refs",
     "holds_reference",
+    "env_refs",
+    "key_as_checked",
+    "template_at",
     "REF_RE",
     "TOKEN_RE",
     "KEY_HINT",
@@ -112,6 +115,40 @@ def find_refs(template: JSONValue) -> Iterator[tuple[str, Ref | None]]:
         for key, item in template.items():
             yield from find_refs(key)
             yield from find_refs(item)
+
+
+def env_refs(template: JSONValue) -> tuple[str, ...]:
+    """Every ``${env.NAME}`` in ``template`` (its keys too), each once: what renders a
+    secret into it."""
+    found = (f"${{env.{ref.name}}}" for _, ref in find_refs(template) if isinstance(ref, EnvRef))
+    return tuple(dict.fromkeys(found))
+
+
+def key_as_checked(key: str) -> str:
+    """An argument key as ``bind`` checks it: its ``$${`` written ``${`` (as ``render``
+    writes it), a reference left as written (a key holding one is a problem anyway, and
+    so no value, a secret among them, is rendered into a key's place in a message)."""
+    if "${" not in key:
+        return key
+    return TOKEN_RE.sub(lambda m: "${" if m.group(1) is None else m.group(0), key)
+
+
+def template_at(template: JSONValue, keys: Iterable[object]) -> tuple[JSONValue, bool]:
+    """The part of ``template`` that rendered to the value at ``keys`` (keys and indexes
+    of the rendered arguments), and True; where a key cannot be followed (one rendered
+    from a reference), the part it was followed to, which holds the value, and False."""
+    part = template
+    for key in keys:
+        if isinstance(part, dict) and isinstance(key, str):
+            written = {key_as_checked(k): k for k in part}.get(key)
+            if written is None:
+                return part, False
+            part = part[written]
+        elif isinstance(part, list) and isinstance(key, int) and 0 <= key < len(part):
+            part = part[key]
+        else:
+            return part, False
+    return part, True
 
 
 def pointer_part(key: str | int) -> str:

@@ -11,6 +11,11 @@ and a schema error is a problem only if it holds whatever that value turns out t
 
 An error under ``anyOf``/``oneOf`` holds when every branch fails for a known reason;
 one under a ``then``/``else`` is left alone (its ``if`` may have read the placeholder).
+
+An ``${env.NAME}`` is checked with its value, which may be a secret (an API token): the
+message of an argument that holds one is made from the error's keyword and the
+schema's value for it, never from jsonschema's message, which quotes the value. A key
+holding a reference is checked as written (it is a problem of its own).
 """
 
 from __future__ import annotations
@@ -23,11 +28,22 @@ from jsonschema.exceptions import ValidationError
 
 from plansmith.binding._located import here, here_argument
 from plansmith.binding._model import Binding
-from plansmith.binding._refs import EnvRef, ParamRef, Ref, RunRef, pointer_part
+from plansmith.binding._refs import (
+    REF_RE,
+    EnvRef,
+    ParamRef,
+    Ref,
+    RunRef,
+    env_refs,
+    key_as_checked,
+    pointer_part,
+    template_at,
+)
+from plansmith.binding._render import render
 from plansmith.errors import BindingError, PlansmithError
 from plansmith.model import JSONValue, Step, StepArg
 
-__all__ = ["PLACEHOLDER", "bind_time_value", "check_schema"]
+__all__ = ["PLACEHOLDER", "bind_time_arguments", "bind_time_value", "check_schema"]
 
 PLACEHOLDER = "\x00plansmith:runtime-value\x00"
 _SHOWN_PLACEHOLDER = repr(PLACEHOLDER)[1:-1]  # as it appears inside a repr
@@ -45,6 +61,10 @@ _SHAPE = frozenset(
         "maxItems",
     }
 )
+#: keywords whose message quotes no value: the schema's names, or keys (checked as written)
+_VALUE_UNQUOTED = frozenset(
+    {"required", "dependentRequired", "additionalProperties", "unevaluatedProperties"}
+)
 _TEXT_HINT = (
     "text around a reference is a string; write the reference alone"
     ' ("${act(x).out}") to pass its value with its JSON type'
@@ -61,6 +81,20 @@ def bind_time_value(ref: Ref, params: Mapping[str, StepArg], env: Mapping[str, s
     if isinstance(ref, RunRef):
         return f"<run.{ref.field}>"
     return PLACEHOLDER
+
+
+def bind_time_arguments(
+    arguments: JSONValue, params: Mapping[str, StepArg], env: Mapping[str, str]
+) -> JSONValue:
+    """``arguments`` (a binding's template) as the schema check reads them: each value
+    rendered with ``bind_time_value``, each key as ``key_as_checked`` writes it."""
+    if isinstance(arguments, dict):
+        return {
+            key_as_checked(k): bind_time_arguments(v, params, env) for k, v in arguments.items()
+        }
+    if isinstance(arguments, list):
+        return [bind_time_arguments(item, params, env) for item in arguments]
+    return render(arguments, lambda r: bind_time_value(r, params, env))
 
 
 def check_schema(
@@ -88,14 +122,18 @@ def check_schema(
         path = "/".join(str(p) for p in err.absolute_path) or "(arguments)"
         pointer = "".join("/" + pointer_part(p) for p in err.absolute_path)
         message, hint = err.message, _schema_hint(binding.tool, path, err.schema)
-        if isinstance(err.instance, str) and PLACEHOLDER in err.instance:
-            written = _written(binding.arguments, err.absolute_path)
-            shown = repr(written) if isinstance(written, str) else None
+        written, followed = template_at(binding.arguments, err.absolute_path)
+        secrets = env_refs(written)
+        if secrets and err.validator not in _VALUE_UNQUOTED:
+            message = f"{_unshown(written, secrets)} {_failed(err)}"
+        elif isinstance(err.instance, str) and PLACEHOLDER in err.instance:
+            shown = repr(written) if followed and isinstance(written, str) else None
             message = (
                 message.replace(repr(err.instance), shown)
                 if shown is not None
                 else message.replace(_SHOWN_PLACEHOLDER, "${...}")
             )
+        if isinstance(err.instance, str) and PLACEHOLDER in err.instance:
             hint = f"{hint}; {_TEXT_HINT}"
         problems.append(
             BindingError(
@@ -138,17 +176,52 @@ def _holds_placeholder(value: object) -> bool:
     return False
 
 
-def _written(arguments: JSONValue, path: Iterable[object]) -> JSONValue:
-    """The template's value at ``path`` of the rendered arguments, or None."""
-    value = arguments
-    for part in path:
-        if isinstance(value, dict) and isinstance(part, str):
-            value = value.get(part)
-        elif isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
-            value = value[part]
-        else:
-            return None
-    return value
+def _unshown(written: JSONValue, secrets: tuple[str, ...]) -> str:
+    """What failed, told by the template that holds ``secrets`` (its value not shown)."""
+    if isinstance(written, str):
+        told = written if REF_RE.fullmatch(written) else repr(written)
+        return f"{told} (its value, not shown)"
+    kind = "object" if isinstance(written, dict) else "array"
+    return f"the {kind} that holds {', '.join(secrets)} (its value, not shown)"
+
+
+def _failed(error: ValidationError) -> str:
+    """What ``error`` says of its instance, from its keyword and the schema's value for it
+    (never from its message, which quotes the instance)."""
+    keyword, wanted = error.validator, error.validator_value
+    if keyword == "type":
+        types = wanted if isinstance(wanted, list) else [wanted]
+        return f"is not of type {', '.join(repr(t) for t in types)}"
+    said = {
+        "pattern": f"does not match {wanted!r}",
+        "maxLength": f"is longer than {wanted} characters",
+        "minLength": f"is shorter than {wanted} characters",
+        "maxItems": f"has more than {wanted} items",
+        "minItems": f"has fewer than {wanted} items",
+        "maxProperties": f"has more than {wanted} properties",
+        "minProperties": f"has fewer than {wanted} properties",
+        "enum": f"is not one of {wanted!r}",
+        "const": f"is not {wanted!r}",
+        "format": f"is not a {wanted!r}",
+        "uniqueItems": "has non-unique elements",
+        "not": f"should not be valid under {_compact(wanted)}",
+        "anyOf": "is not valid under any of the given schemas",
+    }.get(str(keyword))
+    if said is not None:
+        return said
+    if keyword == "oneOf":
+        return (
+            "is not valid under any of the given schemas"
+            if error.context
+            else "is valid under more than one of the given schemas"
+        )
+    if not isinstance(keyword, str):  # a ``false`` schema: jsonschema may give its parent's path
+        return "is or holds a value where the schema is false"
+    return f"fails the schema's {keyword!r}"
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def _bad_schema(binding: Binding, step: Step, message: str) -> BindingError:
@@ -165,7 +238,7 @@ def _bad_schema(binding: Binding, step: Step, message: str) -> BindingError:
 
 def _schema_hint(tool: str, path: str, schema: object) -> str:
     """The part of ``tool``'s inputSchema that an argument failed, as compact JSON."""
-    text = json.dumps(schema, separators=(",", ":"), ensure_ascii=False, default=str)
+    text = _compact(schema)
     if len(text) > 240:
         text = text[:239] + "…"
     return f"{tool}'s inputSchema at {path}: {text}"

@@ -18,14 +18,18 @@ the SDK sends).
 The failure is a ``protocol_error``: the upstream output was read as it was written,
 and it is this step's request that cannot be put on the wire. (``extraction_error`` is
 for an output that could not be read from a result.) Neither class is retried.
+
+An ``${env.NAME}`` is how a secret reaches a tool, and the message goes to the run log
+and every view: a string that holds one's value is told by the reference, never shown
+(an environment variable whose bytes are not UTF-8 reads as lone surrogates, ``\\udcff``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from plansmith.binding import EnvRef, OutputRef, Ref, find_refs
+from plansmith.binding import EnvRef, OutputRef, Ref, find_refs, template_at
 from plansmith.errors import ToolCallError
 from plansmith.execution._invoker import ErrorClass
 from plansmith.model import JSONValue
@@ -56,28 +60,51 @@ def check_sendable(
             pass
         else:
             return
-    found = _first_unencodable(arguments, "arguments")
+    found = _first_unencodable(arguments)
     if found is None:
         return
-    where, text = found
-    sources = [
-        _describe(inner, ref)
-        for inner, ref in find_refs(template)
-        if ref is not None and _unencodable_in(_resolved(resolve, ref))
-    ]
-    origin = (
-        f"; it came from {', '.join(dict.fromkeys(sources))}"
-        if sources
-        else "; it is written so in the bindings"
-    )
+    keys, text = found
+    where = "/".join(["arguments", *(str(k) for k in keys)])
+    written, _ = template_at(template, keys)  # else the part that holds it
+    what, hint = _told(text, written, resolve)
     raise ToolCallError(
         ErrorClass.PROTOCOL_ERROR,
-        f"step {step}: the argument at {where} cannot be sent: the string"
-        f" {_excerpt(text)} holds a lone surrogate, which is not Unicode text (JSON-RPC"
-        f" is UTF-8){origin}",
-        hint="the tool that produced it wrote an escape such as \\ud800 alone in its JSON"
+        f"step {step}: the argument at {where} cannot be sent: {what}",
+        hint=hint,
+    )
+
+
+def _told(text: str, written: JSONValue, resolve: Callable[[Ref], JSONValue]) -> tuple[str, str]:
+    """What is wrong with ``text`` (rendered from ``written``) and the hint: by the
+    ``${env.NAME}`` that gave it or is in it, never showing it, else by an excerpt."""
+    refs = [(f"${{{inner}}}", ref) for inner, ref in find_refs(written) if ref is not None]
+    bad = [(told, ref) for told, ref in refs if _unencodable_in(_resolved(resolve, ref))]
+    secrets = _once(told for told, ref in refs if isinstance(ref, EnvRef))
+    bad_secrets = _once(told for told, ref in bad if isinstance(ref, EnvRef))
+    sources = _once(_describe(told, ref) for told, ref in bad if not isinstance(ref, EnvRef))
+    if bad_secrets:
+        also = f"; so does {sources}" if sources else ""
+        return (
+            f"the value of {bad_secrets} holds a lone surrogate (bytes that are not UTF-8){also}",
+            "the environment variable's value (not shown: it may be a secret) holds bytes"
+            " that are not UTF-8; export it as UTF-8 text in the shell that runs or"
+            " resumes the run",
+        )
+    shown = (
+        f"the string, which holds the value of {secrets} (not shown),"
+        if secrets
+        else f"the string {_excerpt(text)}"
+    )
+    origin = f"it came from {sources}" if sources else "it is written so in the bindings"
+    return (
+        f"{shown} holds a lone surrogate, which is not Unicode text (JSON-RPC is UTF-8); {origin}",
+        "the tool that produced it wrote an escape such as \\ud800 alone in its JSON"
         " text; fix that tool's output, or read the text as text ($.text)",
     )
+
+
+def _once(told: Iterable[str]) -> str:
+    return ", ".join(dict.fromkeys(told))
 
 
 def unset_env_error(step: str, name: str) -> ToolCallError:
@@ -91,12 +118,10 @@ def unset_env_error(step: str, name: str) -> ToolCallError:
     )
 
 
-def _describe(inner: str, ref: Ref) -> str:
+def _describe(told: str, ref: Ref) -> str:
     if isinstance(ref, OutputRef):
-        return f"${{{inner}}} (an output of an upstream step)"
-    if isinstance(ref, EnvRef):
-        return f"${{{inner}}} (an environment variable)"
-    return f"${{{inner}}}"
+        return f"{told} (an output of an upstream step)"
+    return told
 
 
 def _resolved(resolve: Callable[[Ref], JSONValue], ref: Ref) -> JSONValue:
@@ -107,34 +132,34 @@ def _resolved(resolve: Callable[[Ref], JSONValue], ref: Ref) -> JSONValue:
 
 
 def _unencodable_in(value: Any) -> bool:
-    return _first_unencodable(value, "") is not None
+    return _first_unencodable(value) is not None
 
 
-def _first_unencodable(value: Any, at: str) -> tuple[str, str] | None:
+def _first_unencodable(value: Any) -> tuple[tuple[str | int, ...], str] | None:
     """Where the first string that UTF-8 cannot encode is in ``value`` (a key counts as
     in its value), and the string; None when there is none."""
-    for where, text in _strings(value, at):
+    for keys, text in _strings(value):
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            return where, text
+            return keys, text
     return None
 
 
-def _strings(value: Any, at: str) -> Iterator[tuple[str, str]]:
-    stack: list[tuple[Any, str]] = [(value, at)]
+def _strings(value: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
     while stack:
-        item, where = stack.pop()
+        item, keys = stack.pop()
         if isinstance(item, str):
-            yield where, item
+            yield keys, item
         elif isinstance(item, dict):
             for key, inner in reversed(list(item.items())):
-                here = f"{where}/{key}"
+                here = (*keys, key)
                 if isinstance(key, str):
                     stack.append((key, here))
                 stack.append((inner, here))
         elif isinstance(item, list | tuple):
-            stack.extend((inner, f"{where}/{i}") for i, inner in reversed(list(enumerate(item))))
+            stack.extend((inner, (*keys, i)) for i, inner in reversed(list(enumerate(item))))
 
 
 def _excerpt(text: str, most: int = 40) -> str:

@@ -92,6 +92,7 @@ class TraceView:
         self._next: dict[tuple[str, str], tuple[StepRetrying, int | None]] = {}
         self._keys: dict[str, tuple[str, str]] = {}  # idempotency key -> (run, step)
         self._ended: set[str] = set()  # runs whose span ended (RunFinished after RunCancelled)
+        self._failed: dict[str, list[str]] = {}  # run -> the steps seen failing for good
 
     def prime(self, state: RunState) -> None:
         """Learn a resumed run's plan (its DAG) without making spans for its past events.
@@ -152,6 +153,7 @@ class TraceView:
                 del table[key]
         for k in [k for k, where in self._keys.items() if where[0] == run_id]:
             del self._keys[k]
+        self._failed.pop(run_id, None)
 
     def _step_event(self, event: StepEvent) -> None:
         key = (event.run_id, event.step)
@@ -171,6 +173,7 @@ class TraceView:
         elif isinstance(event, StepFailed | StepRetrying):
             if isinstance(event, StepFailed):
                 span.set_attribute("plansmith.step.duration_ms", event.duration_ms)
+                self._failed.setdefault(event.run_id, []).append(event.step)
             span.set_attribute("plansmith.step.error_class", event.error_class)
             span.set_attribute("plansmith.step.retrying", isinstance(event, StepRetrying))
             span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, event.error_class))
@@ -241,12 +244,17 @@ class TraceView:
         self._ended.add(event.run_id)
         for key in [k for k in self._steps if k[0] == event.run_id]:
             self._end_step(key, event, f"run {state}")
+        failed = self._failed.get(event.run_id, [])
         self._forget(event.run_id)
         span = self._run_span(event)
         del self._runs[event.run_id]
         span.set_attribute("plansmith.run.state", state)
-        if reason:
+        # a failed run's reason quotes its steps' messages, which may hold secrets (as
+        # results and inputs may): its failed steps are named instead
+        if reason and state == "cancelled":
             span.set_attribute("plansmith.run.reason", reason)
+        if failed:
+            span.set_attribute("plansmith.run.failed_steps", list(dict.fromkeys(failed)))
         code = self._trace.StatusCode.OK if ok else self._trace.StatusCode.ERROR
         span.set_status(self._trace.Status(code, None if ok else state))
         span.end(end_time=_time_ns(event))
