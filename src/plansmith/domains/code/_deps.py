@@ -10,14 +10,17 @@ under ``requirements/``). Nothing is installed or resolved.
 from __future__ import annotations
 
 import configparser
+import fnmatch
 import re
 import tomllib
 from typing import Any
 
+from plansmith.domains.code._beneath import stat_beneath
 from plansmith.domains.code._errors import RefusedError
 from plansmith.domains.code._files import read_text
 from plansmith.domains.code._paths import Sandbox
 from plansmith.domains.code._results import MAX_PAGE, DependenciesResult, Dependency
+from plansmith.domains.code._tools_read import list_names
 
 __all__ = ["get_dependencies"]
 
@@ -82,22 +85,27 @@ def _setup_cfg(text: str, source: str) -> list[Dependency | None]:
     return found
 
 
+def _is_requirements(name: str, pattern: str = "requirements*.txt") -> bool:
+    return not name.startswith(".") and fnmatch.fnmatch(name, pattern)
+
+
 def get_dependencies(box: Sandbox) -> DependenciesResult:
-    root = box.worktree
-    candidates = ["pyproject.toml", "setup.cfg"]
-    candidates += sorted(p.name for p in root.glob("requirements*.txt"))
-    if (root / "requirements").is_dir():
-        candidates += sorted(
-            f"requirements/{p.name}" for p in (root / "requirements").glob("*.txt")
-        )
     sources: list[str] = []
     notes: list[str] = []
     found: list[Dependency | None] = []
+    candidates = ["pyproject.toml", "setup.cfg"]
+    candidates += [n for n in list_names(box.resolve(".")) or [] if _is_requirements(n)]
+    try:
+        folder = list_names(box.resolve("requirements")) or []
+        candidates += [f"requirements/{n}" for n in folder if _is_requirements(n, "*.txt")]
+    except RefusedError as error:
+        notes.append(f"requirements: skipped ({error.code})")
     for name in candidates:
-        if not (root / name).exists() and not (root / name).is_symlink():
-            continue
         try:
-            text, _ = read_text(box.resolve(name))
+            target = box.resolve(name)
+            if stat_beneath(target) is None:
+                continue
+            text, _ = read_text(target)
             if name == "pyproject.toml":
                 found += _pyproject(tomllib.loads(text), name)
             elif name == "setup.cfg":

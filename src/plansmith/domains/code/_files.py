@@ -1,4 +1,9 @@
-"""Reading and writing files inside the sandbox: size limits, binary refusal, no symlink races."""
+"""Reading and writing files inside the sandbox: size limits, binary refusal, no symlink races.
+
+Files are reached with :func:`~plansmith.domains.code._beneath.beneath`, from a
+descriptor of the root, so a folder swapped for a link after the check is not
+walked through.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,9 @@ import hashlib
 import os
 import secrets
 import stat
-from pathlib import Path
+from contextlib import suppress
 
+from plansmith.domains.code._beneath import beneath, open_beneath
 from plansmith.domains.code._errors import RefusedError
 from plansmith.domains.code._paths import Resolved
 
@@ -22,9 +28,9 @@ def sha256(data: bytes) -> str:
 
 
 def read_bytes(target: Resolved) -> bytes:
-    """The bytes of a regular file (opened without following a last-moment symlink)."""
+    """The bytes of a regular file, reached beneath its root without following a link out."""
     try:
-        fd = os.open(target.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = open_beneath(target, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise RefusedError(
             "not_found",
@@ -81,23 +87,28 @@ def write_bytes(target: Resolved, data: bytes) -> bool:
             fix="split the change into edit_file calls",
             path=target.relative,
         )
-    path = target.path
-    if path.is_dir():
-        raise RefusedError(
-            "not_a_file",
-            f"{target.relative} is a directory",
-            fix="name a file",
-            path=target.relative,
-        )
-    created = not path.exists()
-    mode = 0o644 if created else stat.S_IMODE(path.stat().st_mode)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = Path(path.parent, f".plansmith-{secrets.token_hex(6)}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
-    return created
+    with beneath(target, make_folders=True) as (folder, name):
+        try:
+            info: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            info = None
+        if info is not None and stat.S_ISDIR(info.st_mode):
+            raise RefusedError(
+                "not_a_file",
+                f"{target.relative} is a directory",
+                fix="name a file",
+                path=target.relative,
+            )
+        regular = info is not None and stat.S_ISREG(info.st_mode)
+        mode = stat.S_IMODE(info.st_mode) if info is not None and regular else 0o644
+        temp = f".plansmith-{secrets.token_hex(6)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(temp, flags, mode, dir_fd=folder)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+        finally:
+            with suppress(FileNotFoundError):
+                os.unlink(temp, dir_fd=folder)
+    return info is None

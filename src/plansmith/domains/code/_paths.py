@@ -24,7 +24,15 @@ from pathlib import Path
 
 from plansmith.domains.code._errors import RefusedError
 
-__all__ = ["MAX_PATH_BYTES", "MAX_NAME_BYTES", "Resolved", "Sandbox", "check_text"]
+__all__ = [
+    "MAX_PATH_BYTES",
+    "MAX_NAME_BYTES",
+    "Resolved",
+    "Sandbox",
+    "check_text",
+    "git_refusal",
+    "link_out_refusal",
+]
 
 MAX_PATH_BYTES = 1024
 MAX_NAME_BYTES = 255
@@ -39,7 +47,12 @@ _FIX_RELATIVE = "give a path relative to the repository root, e.g. src/module.py
 
 @dataclass(frozen=True, slots=True)
 class Resolved:
-    """A checked path: the real path, the root it lies in, and its path relative to that root."""
+    """A checked path: the real path, the root it lies in, and its path relative to that root.
+
+    ``path`` is where the path led when it was checked: for names and suffixes only.
+    Files are opened with :mod:`plansmith.domains.code._beneath`, from ``root`` by
+    ``relative``, so that a link put in after the check cannot lead out.
+    """
 
     path: Path
     root: Path
@@ -50,6 +63,23 @@ class Resolved:
 def _refuse(code: str, detail: str, given: str, fix: str = _FIX_RELATIVE) -> RefusedError:
     shown = given if len(given) <= 120 else given[:117] + "..."
     return RefusedError(code, detail, fix=fix, path=shown.replace("\x00", "\\0"))
+
+
+def link_out_refusal(given: str) -> RefusedError:
+    """The refusal of a path that a symbolic link leads out of the sandbox."""
+    return _refuse(
+        "symlink_outside_sandbox",
+        f"{given} resolves through a symbolic link to a place outside the sandbox",
+        given,
+        "read the link's target inside the repository instead",
+    )
+
+
+def git_refusal(given: str) -> RefusedError:
+    """The refusal of a path inside ``.git``."""
+    return _refuse(
+        "git_internals", "paths inside .git are not served", given, "use get_diff and the git tools"
+    )
 
 
 def check_text(given: object) -> str:
@@ -94,12 +124,7 @@ def check_text(given: object) -> str:
             "path_too_long", f"a path component is longer than {MAX_NAME_BYTES} bytes", given
         )
     if any(p.casefold() == ".git" for p in parts):
-        raise _refuse(
-            "git_internals",
-            "paths inside .git are not served",
-            given,
-            "use get_diff and the git tools",
-        )
+        raise git_refusal(given)
     if any(len(p) > 2 and p.strip(".") == "" for p in parts):
         raise _refuse("dot_component", "a path component made only of dots is refused", given)
     return given
@@ -141,16 +166,11 @@ class Sandbox:
         real = os.path.realpath(candidate)
         held = [(r, w) for r, w in self._roots if _inside(real, str(r))]
         if not held:
-            raise _refuse(
-                "symlink_outside_sandbox",
-                f"{text} resolves through a symbolic link to a place outside the sandbox",
-                text,
-                "read the link's target inside the repository instead",
-            )
+            raise link_out_refusal(text)
         root, writable = held[0]
         relative = os.path.relpath(real, root)
         if any(p.casefold() == ".git" for p in Path(relative).parts):
-            raise _refuse("git_internals", "paths inside .git are not served", text)
+            raise git_refusal(text)
         if write and not writable:
             raise _refuse(
                 "read_only_root",

@@ -25,6 +25,7 @@ from pathlib import Path
 import anyio
 from anyio.abc import Process
 
+from plansmith.domains.code._beneath import stat_beneath
 from plansmith.domains.code._config import Commands
 from plansmith.domains.code._errors import RefusedError, UnavailableError
 from plansmith.domains.code._redact import redact
@@ -67,7 +68,7 @@ def check_selectors(session: Session, selectors: list[str]) -> list[str]:
                 fix="use a path inside the repo",
             )
         target = session.sandbox.resolve(file_part)
-        if target.root != session.worktree or not target.path.exists():
+        if target.root != session.worktree or stat_beneath(target) is None:
             raise RefusedError(
                 "invalid_selector",
                 f"{file_part} is not a test file or folder of the repository",

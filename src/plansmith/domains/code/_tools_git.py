@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from plansmith.domains.code._beneath import stat_beneath
 from plansmith.domains.code._errors import RefusedError
 from plansmith.domains.code._git import git, git_ok
 from plansmith.domains.code._paths import Sandbox
@@ -56,7 +57,7 @@ def _relative_paths(box: Sandbox, paths: list[str] | None) -> list[str]:
                 path=given,
             )
         if (
-            not target.path.exists()
+            stat_beneath(target) is None
             and git(box.worktree, "ls-files", "--error-unmatch", "--", target.relative).returncode
             != 0
         ):

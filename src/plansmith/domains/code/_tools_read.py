@@ -2,17 +2,21 @@
 
 Every text is redacted as a whole before it is paged or searched, so secrets
 cannot be rebuilt from pages or from search hits. Directory walks never follow
-symbolic links and never enter ``.git``.
+symbolic links and never enter ``.git``; folders are opened beneath their root
+(:mod:`~plansmith.domains.code._beneath`) and walked with :func:`os.fwalk`.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from plansmith.domains.code._beneath import open_beneath, stat_beneath
 from plansmith.domains.code._errors import RefusedError
 from plansmith.domains.code._files import read_text, sha256
 from plansmith.domains.code._paths import Resolved, Sandbox
@@ -35,6 +39,7 @@ __all__ = [
     "search_in_files",
     "get_build_logs",
     "walk_files",
+    "list_names",
     "MAX_SCAN_FILES",
 ]
 
@@ -60,35 +65,62 @@ def read_file(box: Sandbox, path: str, offset: int, limit: int) -> ReadFileResul
     )
 
 
-def _entry(folder: Path, name: str) -> Entry:
-    full = folder / name
-    if full.is_symlink():
-        return Entry(name=name, kind="symlink", size=None)
+def _entry(folder: int, name: str) -> Entry:
+    shown = redact(name)
     try:
-        info = full.stat()
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
     except OSError:
-        return Entry(name=name, kind="other", size=None)
-    if full.is_dir():
-        return Entry(name=name, kind="directory", size=None)
-    return Entry(name=name, kind="file" if full.is_file() else "other", size=info.st_size)
+        return Entry(name=shown, kind="other", size=None)
+    if stat.S_ISLNK(info.st_mode):
+        return Entry(name=shown, kind="symlink", size=None)
+    if stat.S_ISDIR(info.st_mode):
+        return Entry(name=shown, kind="directory", size=None)
+    kind = "file" if stat.S_ISREG(info.st_mode) else "other"
+    return Entry(name=shown, kind=kind, size=info.st_size)
+
+
+def _open_folder(target: Resolved) -> int | None:
+    """A descriptor of the folder ``target`` (reached beneath its root), or None."""
+    try:
+        return open_beneath(target, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as error:
+        if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+            return None
+        raise
+
+
+def list_names(target: Resolved) -> list[str] | None:
+    """The names in the folder ``target`` (sorted, without VCS folders), or None."""
+    folder = _open_folder(target)
+    if folder is None:
+        return None
+    try:
+        return sorted(n for n in os.listdir(folder) if n not in SKIP_DIRS)
+    finally:
+        os.close(folder)
 
 
 def list_directory(box: Sandbox, path: str, offset: int, limit: int) -> ListDirectoryResult:
     target = box.resolve(path)
-    if not target.path.is_dir():
+    folder = _open_folder(target)
+    if folder is None:
         raise RefusedError(
             "not_a_directory",
             f"{target.relative} is not a directory",
             fix="use read_file for files",
             path=target.relative,
         )
-    names = sorted(n for n in os.listdir(target.path) if n not in SKIP_DIRS)
-    chunk, following = page(names, offset, limit)
+    try:
+        names = sorted(n for n in os.listdir(folder) if n not in SKIP_DIRS)
+        chunk, following = page(names, offset, limit)
+        entries = [_entry(folder, n) for n in chunk]
+    finally:
+        os.close(folder)
     return ListDirectoryResult(
         path=target.relative,
         offset=offset,
         next_offset=following,
-        entries=[_entry(target.path, redact(n)) for n in chunk],
+        entries=entries,
         total=len(names),
     )
 
@@ -98,29 +130,40 @@ def walk_files(target: Resolved, pattern: str | None = None) -> Iterator[tuple[P
 
     Refuses a ``target`` that does not exist (``not_found``).
     """
-    if not target.path.exists():
+    info = stat_beneath(target)
+    if info is None:
         raise RefusedError(
             "not_found",
             f"no such file or folder: {target.relative}",
             fix="list_directory shows what exists",
             path=target.relative,
         )
-    if target.path.is_file() and not target.path.is_symlink():
+    if stat.S_ISREG(info.st_mode):
         yield target.path, target.relative
         return
-    for folder, dirs, files in os.walk(target.path, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        for name in sorted(files):
-            full = Path(folder, name)
-            if full.is_symlink() or not full.is_file():
-                continue
-            relative = os.path.relpath(full, target.root)
-            if (
-                pattern is None
-                or fnmatch.fnmatch(relative, pattern)
-                or fnmatch.fnmatch(name, pattern)
-            ):
-                yield full, relative
+    top = _open_folder(target) if stat.S_ISDIR(info.st_mode) else None
+    if top is None:
+        return
+    try:
+        for folder, dirs, files, folder_fd in os.fwalk(".", dir_fd=top, follow_symlinks=False):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            for name in sorted(files):
+                try:
+                    entry = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+                except OSError:
+                    continue
+                if not stat.S_ISREG(entry.st_mode):
+                    continue
+                inner = os.path.normpath(os.path.join(folder, name))
+                relative = inner if target.relative == "." else f"{target.relative}/{inner}"
+                if (
+                    pattern is None
+                    or fnmatch.fnmatch(relative, pattern)
+                    or fnmatch.fnmatch(name, pattern)
+                ):
+                    yield target.path / inner, relative
+    finally:
+        os.close(top)
 
 
 def _compile(pattern: str, regex: bool, case_sensitive: bool) -> re.Pattern[str]:
