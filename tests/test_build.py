@@ -39,3 +39,13 @@ def test_the_compiled_modules_exist_and_this_process_runs_one_build_of_them_all(
         kinds.add(Path(module.__file__ or "").suffix)
     # all compiled (.venv-compiled, `make test-compiled`) or all sources (.venv)
     assert kinds in ({".so"}, {".py"})
+
+
+def test_the_installed_package_is_marked_typed() -> None:
+    # PEP 561: without the marker a user's type checker sees plansmith as untyped; the
+    # wheel takes every file of src/plansmith (``packages``), so this one too
+    from importlib.resources import files
+
+    marker = files("plansmith").joinpath("py.typed")
+    assert marker.is_file()
+    assert marker.read_bytes() == b""

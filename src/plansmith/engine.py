@@ -151,20 +151,25 @@ __all__ = [
 Subscriber = Callable[[Event], None]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class RunInputs:
-    """The files a run was made from (stored with the run, so that resume can reload them)."""
+    """The files a run was made from (stored with the run, so that resume can reload them).
+
+    Each is given as a ``Path`` or as text, and read back as a ``Path``."""
 
     domain: Path
     problem: Path
     servers: Path
     bindings: Path
 
-    def __post_init__(self) -> None:  # paths given as text are paths too
-        for name in ("domain", "problem", "servers", "bindings"):
-            value = getattr(self, name)
-            if not isinstance(value, Path):
-                object.__setattr__(self, name, Path(value))
+    def __init__(
+        self, domain: str | Path, problem: str | Path, servers: str | Path, bindings: str | Path
+    ) -> None:
+        # frozen: the dataclass's own ``__init__`` sets its fields this way too
+        object.__setattr__(self, "domain", Path(domain))
+        object.__setattr__(self, "problem", Path(problem))
+        object.__setattr__(self, "servers", Path(servers))
+        object.__setattr__(self, "bindings", Path(bindings))
 
     def to_dict(self) -> dict[str, str]:
         return {k: str(getattr(self, k)) for k in ("domain", "problem", "servers", "bindings")}
@@ -494,6 +499,15 @@ def _policy(policy: object) -> ApprovalPolicy:
     return policy
 
 
+def _subscriber(subscribe: Subscriber | None) -> Subscriber | None:
+    """``subscribe`` if ``Emitter.subscribe`` takes it (an async function it refuses with
+    ``InputError``): checked on an emitter of an empty memory log, before anything of the
+    run is written."""
+    if subscribe is not None:
+        Emitter(MemoryRunLog(), "").subscribe(subscribe)
+    return subscribe
+
+
 def _file_inputs(run_id: str, inputs: Mapping[str, JSONValue]) -> RunInputs:
     """The files ``run_id`` was made from; a run made by ``Engine.run_plan`` from a plan
     (no domain and problem file to load) cannot be resumed."""
@@ -785,6 +799,7 @@ class Engine:
         inputs = _run_inputs(inputs).resolved()  # recorded so: resume works from any directory
         run_id = self._new_run(run_id if run_id is not None else self.new_run_id())
         policy = _policy(policy)
+        subscribe = _subscriber(subscribe)
         paths = inputs.to_dict()
         digests = file_digests({k: Path(paths[k]) for k in KINDS})  # before loading
         recorded: dict[str, JSONValue] = {**paths, **digests, POLICY_KEY: policy.text()}
@@ -845,8 +860,8 @@ class Engine:
 
         A ``run_id`` the log holds already is refused (``InputError``: run X already
         exists) before anything is written, as are a ``run_id`` not of the allowed form
-        (see ``check_run_id``), ``inputs`` that are not JSON and a ``config`` of another
-        type.
+        (see ``check_run_id``), ``inputs`` that are not JSON, a ``config`` of another
+        type and an async ``subscribe`` (a view is called synchronously).
         """
         self._open()
         if not isinstance(config, ServersConfig | RunTools):
@@ -858,6 +873,7 @@ class Engine:
         recorded = _json_inputs(inputs)
         run_id = self._new_run(run_id if run_id is not None else self.new_run_id())
         checked_policy = _policy(policy)
+        subscribe = _subscriber(subscribe)
         self._active.add(run_id)
         try:
             return await self._driven(
@@ -930,7 +946,12 @@ class Engine:
                     if self._cancelled_now(emitter, start):
                         return start.outcome()
                     self._approve(
-                        emitter, bound, policy, approve=approve, resumable=made_from_files(inputs)
+                        emitter,
+                        start,
+                        bound,
+                        policy,
+                        approve=approve,
+                        resumable=made_from_files(inputs),
                     )
                 if self._cancelled_now(emitter, start):
                     return start.outcome()
@@ -1014,17 +1035,24 @@ class Engine:
     def _approve(
         self,
         emitter: Emitter,
+        start: _Starting,
         bound: BoundPlan,
         policy: ApprovalPolicy,
         *,
         approve: bool,
         resumable: bool = True,
     ) -> None:
+        """``PlanApproved``, or ``AwaitingApproval`` and ``ApprovalRequiredError`` when the
+        plan needs a person and ``approve`` is false. A view that cancels the run on
+        ``AwaitingApproval`` wins: no error, and the caller records the run cancelled
+        (``_cancelled_now``), as for a cancel on ``PlanReady`` or ``PlanApproved``."""
         tiers = tiers_needing_approval(bound, policy)
         if tiers and not approve:
             emitter.emit(
                 AwaitingApproval(run_id=emitter.run_id, plan_hash=bound.plan_hash, tiers=tiers)
             )
+            if start.reason is not None:  # cancelled by a view of ``AwaitingApproval``
+                return
             raise ApprovalRequiredError(
                 f"run {emitter.run_id} awaits approval of plan {bound.plan_hash} "
                 f"(tiers: {', '.join(tiers)})",
@@ -1096,7 +1124,8 @@ class Engine:
         search, its servers' start-up or its calls in flight are cancelled and it ends
         ``cancelled`` with ``reason`` (``RunCancelled`` and ``RunFinished`` in its log); its
         ``run`` or ``resume`` then returns. Called from a view at any point once the run is
-        recorded (``RunCreated``, ``PlanReady``, ``PlanApproved``), no step of it starts.
+        recorded (``RunCreated``, ``PlanReady``, ``AwaitingApproval``, ``PlanApproved``), no
+        step of it starts (and a run awaiting approval ends cancelled, not awaiting it).
         False when this engine is not driving it (not
         started yet, or finished): the caller stops it otherwise, e.g. by cancelling the task
         that runs it."""
@@ -1116,6 +1145,7 @@ class Engine:
         from (each with what that means for a resume: the recorded plan goes on, a replan
         or the servers use the file as it is now), or gone. Empty for a run recorded
         without digests (by an older plansmith) or made from a plan (``run_plan``)."""
+        self._open()
         return changed_inputs(self.log.run(run_id).inputs)
 
     async def resume(
@@ -1138,6 +1168,7 @@ class Engine:
         as ``bind`` says it at run).
         """
         self._open()
+        subscribe = _subscriber(subscribe)
         self._active.add(run_id)
         try:
             return await self._driven(
@@ -1183,7 +1214,7 @@ class Engine:
         with self._starting(run_id) as start:
             if state.approved is None or state.approved != state.plan_hash:
                 with self._stopped_by_view(emitter):
-                    self._approve(emitter, bound, policy, approve=approve)
+                    self._approve(emitter, start, bound, policy, approve=approve)
                 state = fold(run_id, self.log.events(run_id))
             if self._cancelled_now(emitter, start):
                 return start.outcome()
@@ -1306,6 +1337,7 @@ class Engine:
         engine's) and return the outcomes of those this engine took. A run another
         engine took first is skipped; one that cannot be resumed gives a ``failed``
         outcome whose reason says why (its log is left as it was)."""
+        subscribe = _subscriber(subscribe)
         leases = self.leases
         if leases is None:
             return []
@@ -1346,6 +1378,7 @@ class Engine:
         each unfinished run whose lease expired. Each taken run goes on in the
         background, so a long one does not hold up the next scan. For services that
         share their log with other engines (``plansmith serve`` / ``mcp``)."""
+        subscribe = _subscriber(subscribe)
         leases = self.leases
         if leases is None:
             return

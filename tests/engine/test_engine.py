@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import _engine_helpers as eh
@@ -234,3 +235,36 @@ async def test_replay_of_a_log_missing_an_outcome_is_a_clear_error(tmp_path: Pat
     assert f"attempt 1 of step {lost.step}" in info.value.message
     assert info.value.location.step == lost.step
     assert info.value.hint
+
+
+def test_run_inputs_take_text_or_paths_and_read_back_paths() -> None:
+    import dataclasses
+
+    named = ("d.yaml", "p.yaml", "s.json", "b.yaml")
+    from_text = RunInputs("d.yaml", "p.yaml", "s.json", "b.yaml")  # typed: str | Path
+    from_paths = RunInputs(*(Path(n) for n in named))
+    by_keyword = RunInputs(
+        domain=Path("d.yaml"), problem="p.yaml", servers="s.json", bindings=Path("b.yaml")
+    )
+    assert from_text == from_paths == by_keyword
+    assert hash(from_text) == hash(from_paths)
+    assert all(isinstance(getattr(from_text, k), Path) for k in from_text.to_dict())
+    assert from_text.to_dict() == {
+        "domain": "d.yaml",
+        "problem": "p.yaml",
+        "servers": "s.json",
+        "bindings": "b.yaml",
+    }
+    assert repr(from_text) == (
+        "RunInputs(domain=PosixPath('d.yaml'), problem=PosixPath('p.yaml'),"
+        " servers=PosixPath('s.json'), bindings=PosixPath('b.yaml'))"
+    )
+    changed = dataclasses.replace(from_text, domain=Path("other.yaml"))
+    assert changed.domain == Path("other.yaml")
+    assert RunInputs.from_dict(from_text.to_dict()) == from_text
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        from_text.domain = Path("x")  # type: ignore[misc]
+    # what a type checker reads: text or a path in, a path out
+    taken = typing.get_type_hints(RunInputs.__init__)
+    assert [taken[k] for k in from_text.to_dict()] == [str | Path] * 4
+    assert set(typing.get_type_hints(RunInputs).values()) == {Path}

@@ -19,6 +19,7 @@ from plansmith.execution import (
     ApprovalPolicy,
     Event,
     PlanApproved,
+    RunCancelled,
     RunFinished,
     StepStarted,
     ToolCall,
@@ -97,7 +98,7 @@ async def test_a_view_that_stops_a_run_at_plan_ready_ends_it_failed(tmp_path: Pa
     engine.close()
 
 
-@pytest.mark.parametrize("at", ["RunCreated", "PlanReady", "PlanApproved"])
+@pytest.mark.parametrize("at", ["RunCreated", "PlanReady", "AwaitingApproval", "PlanApproved"])
 async def test_cancel_from_a_view_before_the_runner_starts_no_step(tmp_path: Path, at: str) -> None:
     inputs = eh.write_inputs(tmp_path, n=2)
     engine = Engine(tmp_path / "home")
@@ -117,7 +118,7 @@ async def test_cancel_from_a_view_before_the_runner_starts_no_step(tmp_path: Pat
             RunTools(CATALOG, invoker),
             inputs={},
             run_id="r-c",
-            approve=True,
+            approve=at != "AwaitingApproval",  # that one: a person has not approved yet
             subscribe=view,
         )
     assert answers == [True]
@@ -127,6 +128,60 @@ async def test_cancel_from_a_view_before_the_runner_starts_no_step(tmp_path: Pat
     assert invoker.calls == []
     assert isinstance(events[-1], RunFinished)
     assert events[-1].state == "cancelled"
+    engine.close()
+
+
+async def test_cancel_from_a_view_at_awaiting_approval_cancels_the_run(tmp_path: Path) -> None:
+    calls = tmp_path / "calls.jsonl"  # the counter server's record of its calls
+    inputs = eh.write_inputs(tmp_path, n=2, COUNTER_LOG=str(calls))
+    engine = Engine(tmp_path / "home")
+    answers: list[bool] = []
+
+    def view(event: Event) -> None:
+        if event.type == "AwaitingApproval" and not answers:
+            answers.append(engine.cancel("r-aw", "over budget"))
+
+    with anyio.fail_after(60):
+        # the default policy wants a person for the write steps, and none approves
+        outcome = await engine.run(inputs, run_id="r-aw", subscribe=view)
+        assert answers == [True]
+        assert (outcome.state, outcome.reason) == ("cancelled", "over budget")
+        events = engine.log.events("r-aw")
+        assert [e.type for e in events][-3:] == ["AwaitingApproval", "RunCancelled", "RunFinished"]
+        assert isinstance(events[-2], RunCancelled)
+        assert events[-2].reason == "over budget"
+        assert isinstance(events[-1], RunFinished)
+        assert (events[-1].state, events[-1].reason) == ("cancelled", "over budget")
+        later = await engine.resume("r-aw", approve=True)  # finished: nothing runs
+    assert (later.state, later.reason) == ("cancelled", "over budget")
+    assert engine.log.events("r-aw") == events
+    assert not any(isinstance(e, StepStarted | PlanApproved) for e in events)
+    assert not calls.exists()  # the server was never called
+    engine.close()
+
+
+async def test_cancel_from_a_view_at_awaiting_approval_on_resume_cancels_the_run(
+    tmp_path: Path,
+) -> None:
+    calls = tmp_path / "calls.jsonl"
+    inputs = eh.write_inputs(tmp_path, n=2, COUNTER_LOG=str(calls))
+    engine = Engine(tmp_path / "home")
+
+    def view(event: Event) -> None:
+        if event.type == "AwaitingApproval":
+            engine.cancel("r-aw2", "not today")
+
+    with anyio.fail_after(60):
+        with pytest.raises(ApprovalRequiredError):
+            await engine.run(inputs, run_id="r-aw2")
+        outcome = await engine.resume("r-aw2", subscribe=view)
+        assert (outcome.state, outcome.reason) == ("cancelled", "not today")
+        later = await engine.resume("r-aw2", approve=True)
+    assert later.state == "cancelled"
+    events = engine.log.events("r-aw2")
+    assert [e.type for e in events][-2:] == ["RunCancelled", "RunFinished"]
+    assert not any(isinstance(e, StepStarted | PlanApproved) for e in events)
+    assert not calls.exists()
     engine.close()
 
 

@@ -4,6 +4,7 @@ closed engine; and a closed engine, or one with active runs, says so."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import _engine_helpers as eh
@@ -14,7 +15,14 @@ from _shared_servers import problem_text
 from plansmith.binding import ToolCatalog, ToolSpec, load_bindings
 from plansmith.engine import Engine, RunInputs, RunTools, load_problem_files, make_plan
 from plansmith.errors import ApprovalRequiredError, ExecutionError, InputError
-from plansmith.execution import ApprovalPolicy, MemoryRunLog, RunLog, ToolCall, ToolResult
+from plansmith.execution import (
+    ApprovalPolicy,
+    Event,
+    MemoryRunLog,
+    RunLog,
+    ToolCall,
+    ToolResult,
+)
 from plansmith.model import Domain, Plan
 
 pytestmark = pytest.mark.anyio
@@ -238,3 +246,56 @@ async def test_an_engine_is_a_context_manager_that_closes(tmp_path: Path) -> Non
         pass
     with pytest.raises(ExecutionError, match="closed"):
         await other.replay("r-1")
+
+
+async def _async_view(event: Event) -> None:  # what a subscriber must not be
+    del event
+
+
+class _AsyncCallable:
+    async def __call__(self, event: Event) -> None:
+        del event
+
+
+@pytest.mark.parametrize("view", [_async_view, _AsyncCallable()])
+async def test_an_async_subscriber_is_refused_before_anything_is_written(
+    tmp_path: Path, view: Callable[[Event], object]
+) -> None:
+    inputs = eh.write_inputs(made(tmp_path / "in"), n=1)
+    engine = Engine(tmp_path / "home")
+    plan, domain = planned(inputs)
+    args = (plan, domain, load_bindings(inputs.bindings), RunTools(CATALOG, Local()))
+    async_view: Callable[[Event], None] = view  # type: ignore[assignment]
+    with anyio.fail_after(30):
+        with pytest.raises(InputError, match="must be a plain function"):
+            await engine.run(inputs, approve=True, run_id="r-a", subscribe=async_view)
+        with pytest.raises(InputError, match="must be a plain function"):
+            await engine.run_plan(*args, inputs={}, approve=True, subscribe=async_view)
+        assert engine.log.runs() == []
+        assert not (tmp_path / "home" / "runs").exists()
+        with pytest.raises(ApprovalRequiredError):  # a run awaiting approval
+            await engine.run(inputs, run_id="r-c")
+        before = engine.log.events("r-c")
+        with pytest.raises(InputError, match="must be a plain function"):
+            await engine.resume("r-c", approve=True, subscribe=async_view)
+        assert engine.log.events("r-c") == before
+        assert engine.leases is not None
+        assert engine.leases.holder("r-c") is None
+        assert await engine.resume("r-c", approve=True) == await engine.resume("r-c")
+        with pytest.raises(InputError, match="must be a plain function"):  # finished: too
+            await engine.resume("r-c", subscribe=async_view)
+        with pytest.raises(InputError, match="must be a plain function"):  # each run taken
+            await engine.take_over_expired(subscribe=async_view)
+        with pytest.raises(InputError, match="must be a plain function"):
+            await engine.keep_taking_over(subscribe=async_view)
+    assert [r.run_id for r in engine.log.runs()] == ["r-c"]
+    engine.close()
+
+
+def test_a_closed_engine_refuses_changed_inputs_with_a_typed_error(tmp_path: Path) -> None:
+    engine = Engine(tmp_path / "home")
+    engine.close()
+    with pytest.raises(ExecutionError, match="the engine is closed") as info:
+        engine.changed_inputs("r-1")
+    assert info.value.hint is not None
+    assert "damaged" not in info.value.hint
