@@ -39,6 +39,23 @@ def settings(root: Path, **more: object) -> WebSettings:
     return WebSettings(home=root / "home", domains=write_domains(root), **more)  # type: ignore[arg-type]
 
 
+def sleepy_bindings(seconds: float) -> str:
+    """Bindings whose ``summarise`` sleeps ``seconds`` on the counter server."""
+    return f"""\
+bindings:
+  summarise:
+    server: counter
+    tool: sleep
+    arguments: {{seconds: {seconds}}}
+    outputs: {{done: "$.structured.slept"}}
+  index:
+    server: counter
+    tool: echo
+    arguments: {{x: "${{summarise(d).done}}"}}
+    outputs: {{value: "$.structured.value"}}
+"""
+
+
 SLOW_BINDINGS = (
     "bindings:\n"
     + binding("summarise", "sleep", "{seconds: 60}", "{}")

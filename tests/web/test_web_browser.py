@@ -12,25 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from _browser import ARTIFACTS, browser_context, browser_page, needs_chromium
-from _web_helpers import DOMAIN, ServerThread, write_domains
+from _web_helpers import DOMAIN, ServerThread, sleepy_bindings, write_domains
 
 from plansmith.web import WebSettings, create_app
 
 __all__ = ["browser_context", "browser_page"]  # fixtures, used by name
 
-SLOWER = """\
-bindings:
-  summarise:
-    server: counter
-    tool: sleep
-    arguments: {seconds: 0.2}
-    outputs: {done: "$.structured.slept"}
-  index:
-    server: counter
-    tool: echo
-    arguments: {x: "${summarise(d).done}"}
-    outputs: {value: "$.structured.value"}
-"""
+SLOWER = sleepy_bindings(0.2)
 
 pytestmark = needs_chromium
 
@@ -258,7 +246,7 @@ def test_the_runs_page_shows_fifty_runs_and_links_to_the_older_ones(
         assert page.locator("tr[data-run]").count() == 50
 
 
-SLEEPY = SLOWER.replace("seconds: 0.2", "seconds: 60")
+SLEEPY = sleepy_bindings(60)
 
 
 def test_cancel_on_the_run_page_turns_the_steps_in_flight_cancelled_live(

@@ -64,3 +64,77 @@ def test_a_port_in_use_is_an_input_error_with_a_hint(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert f"cannot listen on 127.0.0.1:{port}" in result.output
     assert "--port" in result.output
+
+
+def test_ctrl_c_cancels_the_runs_and_ends_their_open_event_streams_promptly(
+    tmp_path: Path,
+) -> None:
+    import json
+    import signal
+    import threading
+    import time
+
+    from _web_helpers import SLOW_BINDINGS
+
+    domains = write_domains(tmp_path, sizes=(1,), bindings=SLOW_BINDINGS)
+    code = "import plansmith.cli._serve; from plansmith.cli import app; app()"
+    args = ["serve", "--port", "0", "--domains", str(domains), "--home", str(tmp_path / "h")]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        match = re.match(r"plansmith serve: (http://\S+/) ", line)
+        assert match, line
+        url = match.group(1)
+        body = {"domain": "docs", "problem": "problem-1"}
+        created = httpx.post(f"{url}api/runs", json=body, timeout=60).json()
+        run_id = created["run_id"]
+        seen: list[dict[str, str]] = []
+        started, ended = threading.Event(), threading.Event()
+
+        def read() -> None:  # an open page: the run's event stream
+            fields: dict[str, str] = {}
+            try:
+                with httpx.stream("GET", f"{url}api/runs/{run_id}/events", timeout=30) as r:
+                    for text in r.iter_lines():
+                        if text:
+                            key, _, value = text.partition(": ")
+                            fields[key] = value
+                            continue
+                        if "event" in fields:
+                            seen.append(fields)
+                            if fields["event"] == "StepStarted":
+                                started.set()
+                        fields = {}
+            except httpx.HTTPError:
+                pass
+            ended.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        approve = {"plan_hash": created["plan_hash"]}
+        answer = httpx.post(f"{url}api/runs/{run_id}/approve", json=approve, timeout=30)
+        assert answer.status_code == 202
+        assert started.wait(30)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - t0
+        assert ended.wait(5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert took < 2.5, took
+    assert proc.returncode in (0, 130, -signal.SIGINT), proc.returncode
+    assert "Traceback" not in err, err
+    assert "ERROR" not in err, err
+    types = [e["event"] for e in seen]
+    assert types[-2:] == ["RunCancelled", "RunFinished"], types
+    finished = json.loads(seen[-1]["data"])
+    assert finished["state"] == "cancelled"
+    assert finished["reason"] == "the web server stopped"

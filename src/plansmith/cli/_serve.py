@@ -53,6 +53,7 @@ def serve_command(
     import uvicorn
 
     from plansmith.web import WebSettings, create_app
+    from plansmith.web._server import StoppingServer
 
     for name, path in (("--servers", servers), ("--bindings", bindings)):
         if path is not None and not path.is_file():
@@ -81,10 +82,11 @@ def serve_command(
         f"plansmith serve: {url_of(listening)} (runs in {home}; Ctrl-C stops)",
         err=True,
     )
-    # Event streams of unfinished runs stay open: give them 3 s to end on Ctrl-C.
+    # On Ctrl-C the runs are stopped first, which ends their event streams (see
+    # StoppingServer); other open connections get 3 s to end.
     config = uvicorn.Config(
         create_app(settings),
         log_level="warning",
         timeout_graceful_shutdown=3,
     )
-    uvicorn.Server(config).run(sockets=[listening])
+    StoppingServer(config).run(sockets=[listening])

@@ -291,8 +291,9 @@ class Controller:
         live.task = asyncio.get_running_loop().create_task(drive())
         return live
 
-    async def aclose(self) -> None:
-        """Cancel the runs in flight (they record it), close the feeds and the log."""
+    async def stop(self) -> None:
+        """Cancel the runs in flight (they record it) and close the feeds, which ends
+        their event streams; the server calls it as it begins to shut down. Idempotent."""
         for live in list(self._live.values()):
             if live.scope is not None:
                 live.cancel_reason = live.cancel_reason or "the web server stopped"
@@ -303,4 +304,8 @@ class Controller:
             await asyncio.wait(tasks)
         for feed in self._feeds.values():
             feed.close()
+
+    async def aclose(self) -> None:
+        """``stop``, then close the log."""
+        await self.stop()
         self.engine.close()

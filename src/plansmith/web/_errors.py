@@ -6,16 +6,20 @@ there is nothing to say). Input errors are 422 (a missing run is 404), planning
 failures 422, a request the run's state does not allow now 409, a server that does not
 start 424, a missing token 401 (and a foreign ``Host`` 400, see ``_hosts``). Anything
 else is a 500 with a short body and no traceback.
+
+A request for a page (any path outside ``/api/``) gets the same error as an HTML page
+instead, with the same status, so a browser shows it readably; ``/api/*`` is always JSON.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from html import escape
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
@@ -28,11 +32,13 @@ from plansmith.errors import (
     RunNotFoundError,
     ServerStartError,
 )
+from plansmith.web._html import html_page
 
 __all__ = [
     "ErrorBody",
     "ErrorOut",
     "error_response",
+    "is_page_request",
     "install_error_handlers",
     "status_for",
     "ERROR_RESPONSES",
@@ -84,6 +90,11 @@ def status_for(error: PlansmithError) -> int:
     return 409
 
 
+def is_page_request(request: Request | None) -> bool:
+    """Whether an error answers a page (HTML) rather than the API (JSON)."""
+    return request is not None and not request.url.path.startswith(("/api/", "/openapi.json"))
+
+
 def error_response(
     status: int,
     kind: str,
@@ -93,19 +104,35 @@ def error_response(
     hint: str | None = None,
     details: Sequence[Any] = (),
     headers: Mapping[str, str] | None = None,
-) -> JSONResponse:
+    request: Request | None = None,
+) -> Response:
     """The one builder of error answers: ``{"error": {type, message, location, hint,
-    details}}`` with ``status``."""
+    details}}`` with ``status``; for a page ``request``, the same as an HTML page."""
     error = ErrorBody(
         type=kind, message=message, location=location, hint=hint, details=list(details)
     )
+    if is_page_request(request):
+        return _error_page(status, error, headers)
     return JSONResponse(ErrorOut(error=error).model_dump(), status_code=status, headers=headers)
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    """Register the handlers that turn every error into a JSON body (see the docstring)."""
+def _error_page(status: int, error: ErrorBody, headers: Mapping[str, str] | None) -> Response:
+    rows = [("error", f"{error.type} (HTTP {status})"), ("message", error.message)]
+    rows += [(k, v) for k, v in (("where", error.location), ("hint", error.hint)) if v]
+    items = "".join(f"<dt>{k}</dt><dd>{escape(v)}</dd>" for k, v in rows)
+    body = (
+        f"<h1>{escape(error.type)}</h1>"
+        f'<p class="message" role="alert">{escape(error.message)}</p>'
+        f'<dl class="detail">{items}</dl><p><a href="/">back to the domains</a></p>'
+    )
+    return html_page(error.type, body, status=status, headers=dict(headers or {}))
 
-    async def plansmith_error(_: Request, error: Exception) -> JSONResponse:
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers that turn every error into a JSON body (or, for a page, an
+    HTML page; see the docstring)."""
+
+    async def plansmith_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, PlansmithError)
         return error_response(
             status_for(error),
@@ -114,9 +141,10 @@ def install_error_handlers(app: FastAPI) -> None:
             location=str(error.location) if error.location else None,
             hint=error.hint,
             details=[str(p) for p in getattr(error, "problems", ())],
+            request=request,
         )
 
-    async def invalid_request(_: Request, error: Exception) -> JSONResponse:
+    async def invalid_request(request: Request, error: Exception) -> Response:
         assert isinstance(error, RequestValidationError)
         details = [
             {"loc": [str(x) for x in e.get("loc", ())], "msg": str(e.get("msg", ""))}
@@ -131,9 +159,10 @@ def install_error_handlers(app: FastAPI) -> None:
             location=location,
             hint=_SCHEMA_HINT,
             details=details,
+            request=request,
         )
 
-    async def http_error(_: Request, error: Exception) -> JSONResponse:
+    async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
         location, hint = _HTTP_ERRORS.get(error.status_code, (None, None))
         return error_response(
@@ -143,14 +172,16 @@ def install_error_handlers(app: FastAPI) -> None:
             location=location,
             hint=hint,
             headers=getattr(error, "headers", None),
+            request=request,
         )
 
-    async def internal_error(_: Request, error: Exception) -> JSONResponse:
+    async def internal_error(request: Request, error: Exception) -> Response:
         return error_response(
             500,
             "InternalError",
             f"internal error: {type(error).__name__}",
             hint="the server's log has the traceback",
+            request=request,
         )
 
     app.add_exception_handler(PlansmithError, plansmith_error)

@@ -3,45 +3,22 @@ the API and draw the plan, the run and the report."""
 
 from __future__ import annotations
 
-from html import escape
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import HTMLResponse
 
 from plansmith.web._api import NAME_PATTERN, RUN_ID_PATTERN
+from plansmith.web._html import html_page
 
 __all__ = ["pages_router", "page"]
 
 pages_router = APIRouter(include_in_schema=False)
 
-_NAV = (
-    '<header><a class="brand" href="/">plansmith</a>'
-    '<nav><a href="/">domains</a><a href="/runs">runs</a></nav>'
-    '<span id="status-line"></span></header>'
-)
-
 
 def page(title: str, script: str, body: str, **data: str) -> HTMLResponse:
     """An HTML page that runs ``static/<script>.js``; ``data`` goes to ``<body data-*>``."""
-    attrs = "".join(f' data-{k.replace("_", "-")}="{escape(v)}"' for k, v in data.items())
-    html = (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)} · plansmith</title>"
-        '<link rel="stylesheet" href="/static/app.css"></head>'
-        f"<body{attrs}>{_NAV}<main>{body}</main>"
-        '<script src="/static/common.js"></script>'
-        '<script src="/static/dag.js"></script>'
-        f'<script src="/static/{script}.js"></script></body></html>'
-    )
-    return HTMLResponse(
-        html,
-        headers={
-            "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'",
-            "X-Content-Type-Options": "nosniff",
-        },
-    )
+    return html_page(title, body, scripts=("common", "dag", script), data=data)
 
 
 RunId = Annotated[str, Path(pattern=RUN_ID_PATTERN, max_length=64)]
@@ -59,11 +36,14 @@ _PLAN_BODY = (
 )
 
 _RUN_BODY = (
-    '<section class="toolbar"><h1 id="title">run</h1><span id="state" class="badge"></span>'
+    '<section class="toolbar"><h1 id="title">run</h1>'
+    '<span id="state" class="badge" role="status" aria-live="polite"></span>'
     '<span id="summary"></span><span class="grow"></span>'
     '<a id="plan-link">plan</a><a id="report-link">report</a>'
     '<button id="cancel" class="danger" disabled>Cancel</button></section>'
-    '<div class="progress"><div id="bar"></div><span id="bar-label"></span></div>'
+    '<div class="progress" id="progress" role="progressbar" aria-label="steps done"'
+    ' aria-valuemin="0" aria-valuenow="0" aria-valuemax="0">'
+    '<div id="bar"></div><span id="bar-label"></span></div>'
     '<p id="message" class="message" hidden></p>'
     '<div class="legend" id="legend"></div>'
     '<div class="split"><div id="graph" class="graph"></div>'

@@ -3,7 +3,7 @@
 The event id is the event's ``seq``. A client that reconnects with
 ``Last-Event-ID: N`` gets the events after ``N`` (from the live feed, which holds
 every event of the log), so it sees each event exactly once. The stream ends after
-``RunFinished``; comments keep an idle connection open.
+``RunFinished`` (or when the server stops); comments keep an idle connection open.
 """
 
 from __future__ import annotations
@@ -74,9 +74,9 @@ async def sse_stream(
         signal = feed.signal
         if index < len(feed.events):
             continue
+        if feed.closed:  # no more events will come from this process
+            return
         with anyio.move_on_after(keepalive_s) as scope:
             await signal.wait()
         if scope.cancelled_caught:
-            if feed.closed:
-                return
             yield ": keepalive\n\n"

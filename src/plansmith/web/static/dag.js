@@ -65,7 +65,7 @@ const DAG = (() => {
   function draw(container, steps, onSelect) {
     const lay = layout(steps);
     const root = svg("svg", { width: lay.width, height: Math.max(lay.height, 40),
-                              role: "img", "aria-label": "plan graph" });
+                              role: "group", "aria-label": "plan graph" });
     const edges = svg("g");
     const nodes = new Map();
     const frag = document.createDocumentFragment();
@@ -79,7 +79,9 @@ const DAG = (() => {
       }
       const g = svg("g", { class: "node st-" + (s.state || "pending"), "data-step": s.id,
                            "data-state": s.state || "pending",
-                           transform: `translate(${p.x},${p.y})` });
+                           transform: `translate(${p.x},${p.y})`,
+                           tabindex: 0, role: "button",
+                           "aria-label": `step ${s.id}: ${PS.call(s)}` });
       g.append(svg("title", {}, `${s.id}: ${PS.call(s)}\ntier: ${s.tier}` +
                    (s.server ? `\nbinding: ${s.server}/${s.tool}` : "")));
       g.append(svg("rect", { width: W, height: H, rx: 6 }));
@@ -88,10 +90,16 @@ const DAG = (() => {
       g.append(svg("text", { class: "act", x: 8, y: 33 }, clip(PS.call(s), 34)));
       g.append(svg("text", { class: "bind", x: 8, y: 49 },
                    clip(s.server ? `${s.server} / ${s.tool}` : "not bound yet", 38)));
-      g.addEventListener("click", () => {
+      const select = () => {
         for (const n of nodes.values()) n.classList.remove("sel");
         g.classList.add("sel");
         onSelect && onSelect(s);
+      };
+      g.addEventListener("click", select);
+      g.addEventListener("keydown", (e) => {  // a step is a button: Enter or Space opens it
+        if (e.key !== "Enter" && e.key !== " ") return;
+        e.preventDefault();
+        select();
       });
       nodes.set(s.id, g);
       frag.append(g);

@@ -21,7 +21,9 @@
                                                     : "no servers.json or bindings.yaml: plans only"));
     for (const p of d.problems) {
       const q = new URLSearchParams({ domain: d.name, problem: p });
-      const run = PS.el("button", { class: "primary", disabled: !d.runnable }, "create run");
+      const run = PS.el("button", { class: "primary", disabled: !d.runnable,
+                                   "aria-label": `create run for ${d.name} / ${p}` },
+                          "create run");
       run.addEventListener("click", async () => {
         run.disabled = true;
         run.textContent = "binding…";

@@ -10,6 +10,11 @@
     legend.append(PS.el("span", { style: `--c: var(--${st})` }, st));
 
   let run, steps, nodes, source = null, latest = 0, dirty = false;
+  // The server's clock seen from here: event times are the server's, so the page's
+  // "now" is Date.now() + skew, skew being the largest (event time - arrival time) seen.
+  // A running step's bar ends at that "now", redrawn by a timer while the run runs.
+  let skew = null, ticker = null;
+  const serverNow = () => Math.max(latest, Date.now() + (skew ?? 0));
 
   async function load() {
     run = await PS.api(`/api/runs/${runId}`);
@@ -29,6 +34,8 @@
     $("cancel").disabled = !(status === "running" || status === "awaiting approval" ||
                              status === "interrupted" || status === "created");
     if (reason) PS.message(reason, status === "succeeded");
+    if (status === "running" && ticker === null) ticker = setInterval(refresh, 250);
+    if (status !== "running" && ticker !== null) { clearInterval(ticker); ticker = null; }
   }
 
   function refresh() {
@@ -45,6 +52,10 @@
     const pct = live ? (100 * counts.done) / live : 0;
     $("bar").style.width = pct.toFixed(1) + "%";
     $("bar-label").textContent = `${counts.done} / ${live} done`;
+    const progress = $("progress");
+    progress.setAttribute("aria-valuenow", String(counts.done));
+    progress.setAttribute("aria-valuemax", String(live));
+    progress.setAttribute("aria-valuetext", `${counts.done} of ${live} steps done`);
     $("summary").textContent = Object.entries(counts).filter(([, n]) => n)
       .map(([k, n]) => `${n} ${k}`).join(" · ");
     document.body.dataset.done = String(counts.done);
@@ -58,7 +69,8 @@
     const box = $("timeline");
     if (!started.length) { box.textContent = "no step has started yet"; return; }
     const t0 = PS.when(run.started) || PS.when(started[0].started);
-    const end = Math.max(latest, ...started.map((s) => PS.when(s.ended) || 0), t0 + 1);
+    const now = run.status === "running" ? serverNow() : latest;
+    const end = Math.max(now, ...started.map((s) => PS.when(s.ended) || 0), t0 + 1);
     const LABEL = 190, ROW = 14, width = Math.max(600, box.clientWidth - 4);
     const scale = (width - LABEL - 60) / (end - t0);
     const NS = "http://www.w3.org/2000/svg";
@@ -73,11 +85,11 @@
       return n;
     };
     add("text", { x: LABEL, y: 11 }, "0 ms");
-    add("text", { x: width - 4, y: 11, "text-anchor": "end" }, PS.ms(end - t0));
+    add("text", { class: "axis-end", x: width - 4, y: 11, "text-anchor": "end" }, PS.ms(end - t0));
     started.forEach((s, i) => {
       const y = 16 + i * ROW;
       const a = PS.when(s.started);
-      const b = s.ended ? PS.when(s.ended) : Math.max(latest, a);
+      const b = s.ended ? PS.when(s.ended) : Math.max(now, a);
       add("text", { x: 4, y: y + 10 }, `${s.id} ${s.action}`.slice(0, 30));
       const bar = add("rect", { class: "bar st-" + s.state, x: LABEL + (a - t0) * scale, y,
                                 width: Math.max(2, (b - a) * scale), height: ROW - 3 });
@@ -94,6 +106,8 @@
   let received = 0, reloading = false;
   const waiting = [];
   function receive(e) {
+    const t = PS.when(e.time);
+    if (t) skew = Math.max(skew ?? -Infinity, t - Date.now());
     document.body.dataset.sseEvents = String(++received);
     if (e.type === "StepSucceeded")
       document.body.dataset.sseDone = String(Number(document.body.dataset.sseDone || 0) + 1);
