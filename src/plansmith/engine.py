@@ -87,6 +87,7 @@ from plansmith.execution import (
     TraceSetup,
     apply_event,
     bound_to_dict,
+    check_view,
     fold,
     iso_time,
     make_replan,
@@ -500,12 +501,8 @@ def _policy(policy: object) -> ApprovalPolicy:
 
 
 def _subscriber(subscribe: Subscriber | None) -> Subscriber | None:
-    """``subscribe`` if ``Emitter.subscribe`` takes it (an async function it refuses with
-    ``InputError``): checked on an emitter of an empty memory log, before anything of the
-    run is written."""
-    if subscribe is not None:
-        Emitter(MemoryRunLog(), "").subscribe(subscribe)
-    return subscribe
+    """``subscribe``, checked (``check_view``) before anything of the run is written."""
+    return None if subscribe is None else check_view(subscribe)
 
 
 def _file_inputs(run_id: str, inputs: Mapping[str, JSONValue]) -> RunInputs:

@@ -5,6 +5,7 @@ from plansmith.execution._approval import ApprovalPolicy, tiers_needing_approval
 from plansmith.execution._codec import bound_from_dict, bound_to_dict
 from plansmith.execution._emit import (
     Emitter,
+    check_view,
     elapsed_ms,
     is_blob_ref,
     iso_time,
@@ -159,6 +160,7 @@ __all__ = [
     "new_engine_id",
     "owner_gone",
     "Emitter",
+    "check_view",
     "utc_now",
     "is_blob_ref",
     "iso_time",

@@ -17,7 +17,7 @@ from plansmith.execution._invoker import ToolResult
 from plansmith.execution._log import DEFAULT_INLINE_LIMIT, RunLog
 from plansmith.model import JSONValue
 
-__all__ = ["Emitter", "JSONish", "utc_now", "iso_time"]
+__all__ = ["Emitter", "JSONish", "check_view", "utc_now", "iso_time"]
 
 E = TypeVar("E", bound=Event)
 #: a JSON value, or one with tuples for arrays or subclasses of dict and list (written as
@@ -82,15 +82,8 @@ class Emitter:
 
         ``fn`` is called synchronously, in the flush that makes the events durable (the
         runner's per-step path): an async function is refused (``InputError``), as its
-        coroutine would never be awaited."""
-        if _is_async(fn):
-            raise InputError(
-                f"a view of a run's events must be a plain function, not the async {fn!r}",
-                hint="a subscriber is called synchronously with each event; for async work,"
-                " send the events into an anyio memory object stream (send_nowait) and read"
-                " it in a task of your own, or call into the loop with anyio.from_thread",
-            )
-        self.subscribers.append(fn)
+        coroutine would never be awaited (``check_view``)."""
+        self.subscribers.append(check_view(fn))
 
     def new(self, cls: type[E], **fields: Any) -> E:
         """A new event of ``cls`` for this run, stamped with the next seq and the time."""
@@ -270,6 +263,20 @@ _SCALARS = frozenset({bool, float})
 #: braces, four keys (12 bytes a character, 4 for quotes and separators), two flags, and
 #: the text's quotes
 _RESULT_BOUND = 2 + sum(12 * len(k) + 4 for k in ToolResult().to_dict()) + 32 + 32 + 2
+
+
+def check_view(fn: Subscriber) -> Subscriber:
+    """``fn``, if it can view a run's events: an async function is refused with
+    ``InputError`` (a view is called synchronously, so its coroutine would never be
+    awaited)."""
+    if _is_async(fn):
+        raise InputError(
+            f"a view of a run's events must be a plain function, not the async {fn!r}",
+            hint="a subscriber is called synchronously with each event; for async work,"
+            " send the events into an anyio memory object stream (send_nowait) and read"
+            " it in a task of your own, or call into the loop with anyio.from_thread",
+        )
+    return fn
 
 
 def _is_async(fn: object) -> bool:
