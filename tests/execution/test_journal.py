@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import plansmith.execution._journal as journal_module
 import plansmith.execution._log as log_module
 from _shared_servers import (
     INDEX,
@@ -46,7 +48,14 @@ from plansmith.execution import (
     ToolResult,
 )
 from plansmith.execution._event_fast import event_json
-from plansmith.execution._journal import journal_line, journal_name, journal_path, read_journal
+from plansmith.execution._journal import (
+    RESERVE_BYTES,
+    JournalWriter,
+    journal_line,
+    journal_name,
+    journal_path,
+    read_journal,
+)
 
 CHILD = Path(__file__).parent / "_journal_child.py"
 
@@ -75,6 +84,15 @@ def _seqs(db: Path, run_id: str) -> list[int]:
         return [e.seq for e in log.events(run_id)]
     finally:
         log.close()
+
+
+def _lines(path: Path) -> bytes:
+    """The lines of a journal a writer holds open: its file without the zeros reserved
+    after them."""
+    data = path.read_bytes()
+    zero = data.find(0)
+    assert zero < 0 or not data[zero:].strip(b"\0"), "zeros between lines"
+    return data if zero < 0 else data[:zero]
 
 
 @contextmanager
@@ -129,6 +147,8 @@ def test_a_killed_writers_flushed_events_are_seen_by_a_fresh_log_and_imported_on
         assert journal_path(db, "r-k").exists()  # so its journal is not imported
         os.kill(proc.pid, signal.SIGKILL)  # the child this test started
         proc.wait(timeout=30)
+    left = journal_path(db, "r-k").read_bytes()
+    assert left.endswith(b"\0")  # the killed writer's reserve stays after its lines
     assert _seqs(db, "r-k") == list(range(1, 21))  # a fresh log, after the kill
     assert _sqlite_seqs(db, "r-k") == []
     lease = other.acquire("r-k", "engine-b", 60.0, replacing="engine-a")
@@ -213,8 +233,8 @@ def test_a_torn_last_line_is_ignored_and_a_complete_bad_line_is_an_error(
     for k in range(3):
         emitter.emit(PlanReady(run_id="r", plan_hash=f"h{k}"))
     path = log.journal_path("r")
-    whole = path.read_bytes()
-    with path.open("ab") as f:
+    whole = _lines(path)
+    with path.open("ab") as f:  # after the zeros the writer reserves
         f.write(b'{"run_id":"r","seq":4,"type":"PlanReady","body":{"type":"Pla')
     assert [r.seq for r in read_journal(path)] == [1, 2, 3]
     assert _seqs(db, "r") == [1, 2, 3]
@@ -293,7 +313,7 @@ def test_a_long_journal_is_renewed_after_a_catch_up_and_readers_still_see_every_
     sizes = []
     for k in range(1, 36):
         emitter.emit(PlanReady(run_id="r", plan_hash=f"h{k}"))
-        sizes.append(path.stat().st_size)
+        sizes.append(len(_lines(path)))
         assert _seqs(db, "r") == list(range(1, k + 1))
     assert max(sizes) < 12 * 200  # renewed: never all 35 lines
     journal = read_journal(path)
@@ -454,7 +474,7 @@ def test_a_steps_end_and_the_next_start_are_journaled_as_journal_line_writes_the
     log.append(events[2])
     log.flush()  # a step's end and the next step's start: the chain's flush
     expected = "".join(journal_line('"r"', e.seq, e.type, event_json(e)) for e in events)
-    assert log.journal_path("r").read_text() == expected
+    assert _lines(log.journal_path("r")).decode() == expected
     assert _seqs(tmp_path / "runs.db", "r") == [1, 2, 3]
     log.close()
 
@@ -490,3 +510,127 @@ def test_a_flush_of_two_events_not_in_order_fails_and_writes_neither(
     assert [r.seq for r in read_journal(log.journal_path("r"))] == [1]
     log.close()
     assert _seqs(db, "r") == [1]
+
+
+# -- the space a writer reserves ----------------------------------------------------------
+
+
+def _line(seq: int, run_id: str = "r") -> bytes:
+    event = PlanReady(run_id=run_id, seq=seq, time="t", plan_hash=f"h{seq}")
+    return journal_line(json.dumps(run_id), seq, event.type, event_json(event)).encode()
+
+
+def test_a_live_journal_holds_its_lines_then_zeros_and_is_cut_back_to_them_when_closed(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "journal" / "r.jsonl"
+    writer = JournalWriter(path, "r")
+    lines = b"".join(_line(k) for k in range(1, 4))
+    writer.write(lines[: len(_line(1))])
+    writer.write(lines[len(_line(1)) :])
+    data = path.read_bytes()
+    assert len(data) == RESERVE_BYTES  # the lines, then the zeros reserved after them
+    assert data[: len(lines)] == lines
+    assert not data[len(lines) :].strip(b"\0")
+    assert [r.seq for r in read_journal(path)] == [1, 2, 3]
+    writer.close()
+    assert path.read_bytes() == lines  # cut back: no zeros left in a closed journal
+
+
+def test_lines_past_one_reserve_are_all_read_and_the_file_grows_by_whole_reserves(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "journal" / "r.jsonl"
+    writer = JournalWriter(path, "r")
+    count = 3 * RESERVE_BYTES // len(_line(999)) + 7
+    written = b""
+    for seq in range(1, count + 1):
+        writer.write(_line(seq))
+        written += _line(seq)
+        assert path.stat().st_size % RESERVE_BYTES == 0
+    assert len(written) > 3 * RESERVE_BYTES
+    assert [r.seq for r in read_journal(path)] == list(range(1, count + 1))
+    writer.close()
+    assert path.read_bytes() == written
+
+
+def test_a_line_being_copied_and_the_zeros_after_it_are_not_read_but_a_line_after_zeros_is_damage(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "r.jsonl"
+    whole = _line(1) + _line(2)
+    third = _line(3)
+    half = third[: len(third) // 2]
+    # a writer killed while copying a line: part of it, then its reserve
+    path.write_bytes(whole + half + bytes(500))
+    assert [r.seq for r in read_journal(path)] == [1, 2]
+    # a line another process sees while it is copied: its newline before all its bytes
+    path.write_bytes(whole + half + bytes(len(third) - len(half) - 1) + b"\n" + bytes(500))
+    assert [r.seq for r in read_journal(path)] == [1, 2]
+    # zeros, then a complete line: damage (no writer leaves lines after its reserve)
+    path.write_bytes(whole + bytes(40) + b"\n" + third + bytes(100))
+    with pytest.raises(ExecutionError, match="line 3 of the run journal cannot be read"):
+        read_journal(path)
+
+
+@given(
+    st.integers(min_value=0, max_value=6),
+    st.integers(min_value=0, max_value=400),
+    st.integers(min_value=0, max_value=2000),
+)
+def test_a_journal_cut_anywhere_and_followed_by_zeros_reads_as_its_whole_lines(
+    lines: int, cut: int, zeros: int
+) -> None:
+    """What a killed writer can leave: whole lines, part of the next, then its reserve."""
+    data = b"".join(_line(k) for k in range(1, lines + 2))
+    keep = sum(len(_line(k)) for k in range(1, lines + 1))
+    cut = min(cut, len(_line(lines + 1)) - 1)  # the next line never whole
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "r.jsonl"
+        path.write_bytes(data[: keep + cut] + bytes(zeros))
+        assert [r.seq for r in read_journal(path)] == list(range(1, lines + 1))
+
+
+def test_a_journal_that_cannot_be_mapped_is_written_with_one_pwrite_a_flush(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, never_caught_up: None
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError(19, "No such device")  # what a filesystem without mmap says
+
+    monkeypatch.setattr(journal_module.mmap, "mmap", refuse)
+    log = SqliteRunLog(tmp_path / "runs.db")
+    log.create_run("r", "", {})
+    emitter = Emitter(log, "r")
+    for k in range(3):
+        emitter.emit(PlanReady(run_id="r", plan_hash=f"h{k}"))
+    path = log.journal_path("r")
+    assert b"\0" not in path.read_bytes()  # no reserve left behind
+    assert [r.seq for r in read_journal(path)] == [1, 2, 3]
+    assert _seqs(tmp_path / "runs.db", "r") == [1, 2, 3]
+    log.close()
+    assert _sqlite_seqs(tmp_path / "runs.db", "r") == [1, 2, 3]
+
+
+def test_a_reserve_the_disk_cannot_hold_is_an_error_with_the_path_and_its_rows_stay_appended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, never_caught_up: None
+) -> None:
+    db = tmp_path / "runs.db"
+    log = SqliteRunLog(db)
+    log.create_run("r", "", {})
+    log.append(PlanReady(run_id="r", seq=1, time="t", plan_hash="h"))
+    real_pwrite = os.pwrite
+
+    def full(fd: int, data: bytes, offset: int) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(journal_module.os, "pwrite", full)
+    with pytest.raises(ExecutionError, match="No space left on device") as caught:
+        log.flush()
+    assert str(log.journal_path("r")) in str(caught.value)
+    assert read_journal(log.journal_path("r")) == []  # nothing half-written
+    monkeypatch.setattr(journal_module.os, "pwrite", real_pwrite)
+    log.append(PlanReady(run_id="r", seq=2, time="t", plan_hash="h2"))
+    log.flush()  # the kept row first, then the new one
+    assert [r.seq for r in read_journal(log.journal_path("r"))] == [1, 2]
+    log.close()
+    assert _sqlite_seqs(db, "r") == [1, 2]

@@ -1,11 +1,15 @@
 """Run journals: the append-only write-ahead record of a SQLite run log's newest events.
 
 ``SqliteRunLog.flush`` makes a step's events durable by appending them to the run's
-journal, ``DIR/journal/NAME.jsonl`` beside ``DIR/runs.db``, with one ``os.write`` on a
-file descriptor opened with ``O_APPEND``: once the call returns the bytes are in the
-kernel and survive a SIGKILL of the engine (the same durability as a SQLite commit in
-WAL mode with ``synchronous=NORMAL`` against a process crash, at a tenth of its cost).
-The rows reach SQLite later, in batches; see ``SqliteRunLog``.
+journal, ``DIR/journal/NAME.jsonl`` beside ``DIR/runs.db``. The writer maps the file
+into memory (``MAP_SHARED``) over space it has filled with zeros ahead of time
+(``RESERVE_BYTES`` at a time, one ``pwrite``), and a flush copies its lines into the
+mapping: the bytes are in the kernel's page cache as soon as they are copied, so they
+survive a SIGKILL of the engine as a ``write`` would (the same durability as a SQLite
+commit in WAL mode with ``synchronous=NORMAL`` against a process crash), without a
+system call a step. Where the file cannot be mapped, each flush is one ``pwrite``.
+Closing the writer cuts the file back to its lines. The rows reach SQLite later, in
+batches; see ``SqliteRunLog``.
 
 One line per event, a JSON object whose ``body`` is the event's JSON exactly as in the
 ``events`` table::
@@ -14,12 +18,14 @@ One line per event, a JSON object whose ``body`` is the event's JSON exactly as 
 
 A line is complete only with its newline: a reader ignores a last line without one (a
 write torn by a crash), so what it returns is always a run of whole lines from the
-start of the file. A complete line it cannot parse is damage, not a crash's leftover
-(each flush is one ``os.write`` of whole lines, and a short write is cut off again):
-an ``ExecutionError`` at ``FILE:LINE``, rather than the silent loss of every later
-line. ``NAME`` is the run id when
-it is made of ``[A-Za-z0-9_-]``, else the run id with every other byte written as
-``%XX``, or (when that is longer than 200 bytes) its sha256 and ``.sha256``: one name
+start of the file. The space reserved ahead is zeros, and JSON text never holds a zero
+byte: a reader ignores the line where the zeros begin and everything after it, as long
+as no complete line follows there (a live writer's line being copied, or what a killed
+writer left). A complete line it cannot parse is damage, not a crash's leftover (each
+flush writes whole lines, and a failed write is cut off again): an ``ExecutionError``
+at ``FILE:LINE``, rather than the silent loss of every later line. ``NAME`` is the run
+id when it is made of ``[A-Za-z0-9_-]``, else the run id with every other byte written
+as ``%XX``, or (when that is longer than 200 bytes) its sha256 and ``.sha256``: one name
 per run id, and no two run ids share one.
 """
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import mmap
 import os
 import re
 from pathlib import Path
@@ -37,6 +44,7 @@ from plansmith.errors import ExecutionError, Location
 
 __all__ = [
     "JOURNAL_DIR",
+    "RESERVE_BYTES",
     "JournalRow",
     "JournalWriter",
     "journal_name",
@@ -49,7 +57,9 @@ JOURNAL_DIR = "journal"
 _PLAIN = re.compile(r"[A-Za-z0-9_-]+")
 _SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _BODY = ',"body":'
-_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)  # not O_APPEND: mapped
+RESERVE_BYTES = 128 * 1024  # zeros written ahead of the lines, then mapped
+_ZEROS = bytes(RESERVE_BYTES)
 
 
 def journal_name(run_id: str) -> str:
@@ -100,6 +110,20 @@ def _row(line: bytes) -> JournalRow | None:
     return JournalRow(run_id, seq, kind, body)
 
 
+def _without_reserve(data: bytes) -> bytes:
+    """``data`` up to the line where the zeros a writer reserves begin, when no complete
+    line follows them (see the module docstring); else ``data`` as it is, and the
+    reader finds the damage."""
+    zero = data.find(0)
+    if zero < 0:
+        return data
+    start = data.rfind(b"\n", 0, zero) + 1
+    rest = data[start:].rstrip(b"\0")
+    if rest.find(b"\n", 0, len(rest) - 1) >= 0:
+        return data  # a complete line after the zeros: damage, not a writer's leftover
+    return data[:start]
+
+
 def read_journal(path: Path) -> list[JournalRow]:
     """The rows of the whole lines of the journal at ``path``, a torn last line left out
     ([] when there is no such file). Raises ``ExecutionError`` if it cannot be read, or
@@ -114,6 +138,7 @@ def read_journal(path: Path) -> list[JournalRow]:
             f"cannot read the run journal: {error.strerror or error}", location=Location(str(path))
         ) from None
     rows: list[JournalRow] = []
+    data = _without_reserve(data)
     for number, line in enumerate(data.split(b"\n")[:-1], 1):  # the last: torn or empty
         row = _row(line)
         if row is None:
@@ -130,21 +155,27 @@ def read_journal(path: Path) -> list[JournalRow]:
 
 
 class JournalWriter:
-    """The journal of one run, open for appending (one ``os.write`` per ``write``)."""
+    """The journal of one run, open for appending: its lines are copied into the file
+    mapped over zeros written ahead (see the module docstring), or written with one
+    ``pwrite`` each where it cannot be mapped."""
 
-    __slots__ = ("fd", "head", "last", "path", "run_json", "size")
+    __slots__ = ("end", "fd", "head", "last", "map", "path", "run_json", "size")
 
     def __init__(self, path: Path, run_id: str, *, last: int = 0) -> None:
         self.path = path
         self.run_json = json.dumps(run_id)
         self.head = f'{{"run_id":{self.run_json},"seq":'  # how each of its lines begins
         self.last = last  # the seq of the run's last durable event
+        self.map: mmap.mmap | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.fd = os.open(path, _FLAGS, 0o644)
-            self.size = os.fstat(self.fd).st_size
+            self.size = os.fstat(self.fd).st_size  # where the next line goes
         except OSError as error:
             raise self._error("open", error) from None
+        # a file with lines already (never made so by the log, which imports a killed
+        # engine's journal and removes it first) is appended to with ``pwrite``
+        self.end = -1 if self.size else 0  # the end of the mapped space; -1: not mapped
 
     def _error(self, what: str, error: OSError) -> ExecutionError:
         return ExecutionError(
@@ -154,12 +185,50 @@ class JournalWriter:
         )
 
     def write(self, data: bytes) -> None:
-        """Append ``data`` (whole lines). A failed or short write is cut off again, so
-        that the journal never holds half a line before later ones."""
+        """Append ``data`` (whole lines). A failed write is cut off again, so that the
+        journal never holds half a line before later ones."""
+        size = self.size
+        new = size + len(data)
+        if new > self.end:  # always, when not mapped (``end`` -1)
+            self._reserve(new)
+        mapped = self.map
+        if mapped is None:
+            self._pwrite(data)
+            return
+        mapped[size:new] = data
+        self.size = new
+
+    def _reserve(self, new: int) -> None:
+        """Make the mapped space reach past ``new`` bytes: zeros written after it, and
+        the file mapped again. Where the file cannot be mapped, the writer goes on with
+        ``pwrite`` (``end`` stays -1)."""
+        if self.end < 0:
+            return
+        end = self.end
         try:
-            written = os.write(self.fd, data)
+            while end < new:
+                os.pwrite(self.fd, _ZEROS, end)  # only whole reserves: no short write past
+                end += RESERVE_BYTES
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, max(self.end, self.size))
+            raise self._error("write", error) from None
+        try:
+            mapped = mmap.mmap(self.fd, end, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        except (OSError, ValueError):  # a filesystem that cannot map files
+            self._unmap()
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, self.size)
+            self.end = -1
+            return
+        self._unmap()
+        self.map, self.end = mapped, end
+
+    def _pwrite(self, data: bytes) -> None:
+        try:
+            written = os.pwrite(self.fd, data, self.size)
             while written < len(data):  # only when the disk is full or on a signal
-                more = os.write(self.fd, data[written:])
+                more = os.pwrite(self.fd, data[written:], self.size + written)
                 if more == 0:
                     raise OSError(28, os.strerror(28))  # ENOSPC
                 written += more
@@ -168,6 +237,11 @@ class JournalWriter:
                 os.ftruncate(self.fd, self.size)
             raise self._error("write", error) from None
         self.size += written
+
+    def _unmap(self) -> None:
+        mapped, self.map = self.map, None
+        if mapped is not None:
+            mapped.close()
 
     def rotate(self) -> None:
         """Go on in a new, empty file at ``path`` (every row so far is in SQLite): one
@@ -185,7 +259,9 @@ class JournalWriter:
                 raise
         except OSError as error:
             raise self._error("renew", error) from None
+        self._unmap()
         old, self.fd, self.size = self.fd, fd, 0
+        self.end = 0 if self.end >= 0 else -1
         os.close(old)
 
     def is_at_path(self) -> bool:
@@ -203,9 +279,17 @@ class JournalWriter:
             if self.is_at_path():
                 self.path.unlink(missing_ok=True)
         finally:
-            self.close()
+            self.close(cut=False)
 
-    def close(self) -> None:
+    def close(self, *, cut: bool = True) -> None:
+        """Close the file, cut back to its lines (``cut``: the zeros reserved after them
+        dropped)."""
         if self.fd >= 0:
+            self._unmap()
             fd, self.fd = self.fd, -1
-            os.close(fd)
+            try:
+                if cut and self.end > self.size:
+                    with contextlib.suppress(OSError):
+                        os.ftruncate(fd, self.size)
+            finally:
+                os.close(fd)
