@@ -500,6 +500,17 @@ def _policy(policy: object) -> ApprovalPolicy:
     return policy
 
 
+def _max_parallel(max_parallel: object) -> int:
+    """``max_parallel``, checked before anything of the run is written: an ``int`` of 1
+    or more (not a bool); else ``InputError``, rather than a runner that clamps it."""
+    if isinstance(max_parallel, bool) or not isinstance(max_parallel, int) or max_parallel < 1:
+        raise InputError(
+            f"max_parallel must be an integer of 1 or more, not {max_parallel!r}",
+            hint="max_parallel is the number of steps in flight at most: 1 or more",
+        )
+    return max_parallel
+
+
 def _subscriber(subscribe: Subscriber | None) -> Subscriber | None:
     """``subscribe``, checked (``check_view``) before anything of the run is written."""
     return None if subscribe is None else check_view(subscribe)
@@ -793,6 +804,7 @@ class Engine:
         ``ApprovalPolicy.parse`` reads it): ``resume`` approves by it, and lets a replan
         use the tiers it lets run without a person."""
         self._open()
+        max_parallel = _max_parallel(max_parallel)
         inputs = _run_inputs(inputs).resolved()  # recorded so: resume works from any directory
         run_id = self._new_run(run_id if run_id is not None else self.new_run_id())
         policy = _policy(policy)
@@ -858,7 +870,8 @@ class Engine:
         A ``run_id`` the log holds already is refused (``InputError``: run X already
         exists) before anything is written, as are a ``run_id`` not of the allowed form
         (see ``check_run_id``), ``inputs`` that are not JSON, a ``config`` of another
-        type and an async ``subscribe`` (a view is called synchronously).
+        type, a ``max_parallel`` that is not an int of 1 or more (as by ``run``, ``resume``
+        and the take-overs) and an async ``subscribe`` (a view is called synchronously).
         """
         self._open()
         if not isinstance(config, ServersConfig | RunTools):
@@ -868,6 +881,7 @@ class Engine:
                 " tools at hand as RunTools(catalog, invoker)",
             )
         recorded = _json_inputs(inputs)
+        max_parallel = _max_parallel(max_parallel)
         run_id = self._new_run(run_id if run_id is not None else self.new_run_id())
         checked_policy = _policy(policy)
         subscribe = _subscriber(subscribe)
@@ -1165,6 +1179,7 @@ class Engine:
         as ``bind`` says it at run).
         """
         self._open()
+        max_parallel = _max_parallel(max_parallel)
         subscribe = _subscriber(subscribe)
         self._active.add(run_id)
         try:
@@ -1334,6 +1349,7 @@ class Engine:
         engine's) and return the outcomes of those this engine took. A run another
         engine took first is skipped; one that cannot be resumed gives a ``failed``
         outcome whose reason says why (its log is left as it was)."""
+        max_parallel = _max_parallel(max_parallel)
         subscribe = _subscriber(subscribe)
         leases = self.leases
         if leases is None:
@@ -1375,6 +1391,7 @@ class Engine:
         each unfinished run whose lease expired. Each taken run goes on in the
         background, so a long one does not hold up the next scan. For services that
         share their log with other engines (``plansmith serve`` / ``mcp``)."""
+        max_parallel = _max_parallel(max_parallel)
         subscribe = _subscriber(subscribe)
         leases = self.leases
         if leases is None:

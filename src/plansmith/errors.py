@@ -21,6 +21,7 @@ it happened (a :class:`Location`: file, line, column, or a step id) and a
     ├── PlanInvalidError                exit 1  ``validate`` found the plan wrong
     ├── ExecutionError                  exit 5  a run could not be carried out
     │   ├── ServerStartError                    an MCP server did not start or answer
+    │   ├── BusyError                           too many runs in flight: refused, not queued
     │   ├── ToolCallError                       one tool call failed (with its error class)
     │   ├── RunLeasedError              exit 7  another engine drives the run (holds its lease)
     │   └── StepFailedError                     a step failed and no replan saved the run

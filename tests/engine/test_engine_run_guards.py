@@ -1,11 +1,13 @@
 """The engine's public API refuses misuse with typed errors before anything is written:
 an existing or malformed run id, inputs that are not JSON, a config of another type, a
-closed engine; and a closed engine, or one with active runs, says so."""
+max_parallel below 1, a closed engine; and a closed engine, or one with active runs, says
+so."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import _engine_helpers as eh
 import anyio
@@ -167,6 +169,44 @@ async def test_run_plan_refuses_inputs_that_are_not_json_before_writing(tmp_path
     assert not (tmp_path / "home" / "runs").exists() or not any(
         (tmp_path / "home" / "runs").iterdir()
     )
+    engine.close()
+
+
+@pytest.mark.parametrize("max_parallel", [0, -1, True, 2.0])
+async def test_a_max_parallel_below_one_is_refused_before_a_run_is_created(
+    tmp_path: Path, max_parallel: Any
+) -> None:
+    inputs = eh.write_inputs(made(tmp_path / "in"), n=1)
+    engine = Engine(tmp_path / "home")
+    plan, domain = planned(inputs)
+    with anyio.fail_after(60):
+        with pytest.raises(ApprovalRequiredError):  # a run to resume, awaiting approval
+            await engine.run(inputs, run_id="r-1")
+        before = engine.log.runs(), engine.log.events("r-1")
+        calls = {
+            "run": lambda: engine.run(inputs, approve=True, max_parallel=max_parallel),
+            "run_plan": lambda: engine.run_plan(
+                plan,
+                domain,
+                load_bindings(inputs.bindings),
+                RunTools(CATALOG, Local()),
+                inputs={},
+                approve=True,
+                max_parallel=max_parallel,
+            ),
+            "resume": lambda: engine.resume("r-1", approve=True, max_parallel=max_parallel),
+            "take_over_expired": lambda: engine.take_over_expired(max_parallel=max_parallel),
+        }
+        for name, call in calls.items():
+            with pytest.raises(
+                InputError, match=f"max_parallel must be .* not {max_parallel!r}"
+            ) as info:
+                await call()
+            assert (
+                info.value.hint
+                == "max_parallel is the number of steps in flight at most: 1 or more"
+            ), name
+    assert (engine.log.runs(), engine.log.events("r-1")) == before  # no new run, nothing written
     engine.close()
 
 

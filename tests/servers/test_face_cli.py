@@ -1,4 +1,5 @@
-"""``plansmith mcp``'s options: a bad transport or config is a clear error, exit code 2."""
+"""``plansmith mcp``'s options: a bad transport or config (a malformed file, a
+max_parallel below 1) is a clear error located at the file, exit code 2."""
 
 from __future__ import annotations
 
@@ -33,3 +34,20 @@ def test_a_bad_config_file_names_the_file(tmp_path: Path, text: str, expected: s
     assert code == 2
     assert expected in output
     assert "plansmith.yaml" in output
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "true", "2.5", "many"])
+@pytest.mark.parametrize(
+    ("key", "counted"), [("max_parallel", "steps in flight"), ("max_runs", "runs in flight")]
+)
+def test_a_config_count_below_one_is_refused_at_its_line(
+    tmp_path: Path, key: str, counted: str, value: str
+) -> None:
+    other = "max_runs" if key == "max_parallel" else "max_parallel"
+    config = tmp_path / "plansmith.yaml"
+    config.write_text(f"{other}: 2\n{key}: {value}\n")
+    code, output = _invoke("--config", str(config), "--home", str(tmp_path / "home"))
+    assert code == 2
+    assert f"plansmith.yaml:2: {key} must be an integer of 1 or more" in output
+    assert f"{counted} at most: 1 or more" in output
+    assert not (tmp_path / "home").exists()  # refused before the run log is opened

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from _web_helpers import SLOW_BINDINGS, ServerThread, settings, sse_events, write_domains
 
+from _shared_servers import INDEX, SUMMARISE, action, binding, docs_domain
 from plansmith.engine_service import shipped_domain_dirs
 from plansmith.web import WebSettings, create_app
 
@@ -146,6 +147,47 @@ async def test_run_waits_for_approval_then_runs_every_step(client: httpx.AsyncCl
     assert runs[0]["status"] == "succeeded"
     again = await client.post(f"/api/runs/{run_id}/approve", json={"plan_hash": run["plan_hash"]})
     assert again.status_code == 409
+
+
+#: ``summarise`` always fails (``fail`` is not retried); ``summarise_alt`` does its work
+REPLANNED_DOMAIN = docs_domain(
+    SUMMARISE,
+    action("summarise_alt", "exists(d), not summarised(d)", "summarised(d)", "read", cost=5),
+    INDEX,
+)
+REPLANNED_BINDINGS = (
+    "bindings:\n"
+    + binding("summarise", "fail", '{message: "summariser down"}')
+    + binding("summarise_alt", "work", '{name: "alt-${d}"}', '{done: "$.structured.done"}')
+    + binding("index", "echo", '{x: "${d}"}', '{value: "$.structured.value"}')
+)
+
+
+async def test_the_report_lists_the_failed_step_of_a_replaced_plan(tmp_path: Path) -> None:
+    root = write_domains(tmp_path, sizes=(1,), bindings=REPLANNED_BINDINGS)
+    (root / "docs" / "domain.yaml").write_text(REPLANNED_DOMAIN)
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    async with await _client(app) as client:
+        run = await client.post("/api/runs", json={"domain": "docs", "problem": "problem-1"})
+        run_id, plan_hash = run.json()["run_id"], run.json()["plan_hash"]
+        await client.post(f"/api/runs/{run_id}/approve", json={"plan_hash": plan_hash})
+        assert [e["type"] for e in await _finish(client, run_id)].count("Replanned") == 1
+        report = (await client.get(f"/api/runs/{run_id}/report")).json()
+    await app.state.controller.aclose()
+    assert report["status"] == "succeeded"
+    steps = [(s["id"], s["action"], s["state"]) for s in report["steps"]]
+    assert steps == [  # every step that ran, in order; s2 (index) never ran: replaced
+        ("s1", "summarise", "failed"),
+        ("r1.s1", "summarise_alt", "done"),
+        ("r1.s2", "index", "done"),
+    ]
+    assert report["failures"] == [
+        {"step": "s1", "action": "summarise", "error": "tool_error: summariser down"}
+    ]
+    [replan] = report["replans"]
+    assert (replan["failed"], replan["new_steps"]) == (["s1"], ["r1.s1", "r1.s2"])
+    counts = report["counts"]
+    assert (counts["failed"], counts["replanned"], counts["done"]) == (1, 1, 2)
 
 
 def _run_to_its_first_step(client: httpx.Client) -> str:

@@ -1,9 +1,12 @@
 """Every error the web app answers is the JSON body of docs/web.md, with all five keys:
-the host check and the token check included (ASGI transport, and one real socket)."""
+the host check and the token check included (ASGI transport, and one real socket); a
+page's error is an HTML page whose hint names the pages, not the API's schema."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -152,3 +155,41 @@ async def test_every_other_error_carries_the_five_keys(client: httpx.AsyncClient
     assert no_route["type"] == "HTTPError"
     assert "/openapi.json" in no_route["hint"]
     assert _error(await client.delete("/api/domains"), 405)["type"] == "HTTPError"
+
+
+#: the pages a person can open (docs/web.md, Pages), as the pages' hint names them
+PAGES = {
+    "/",
+    "/runs",
+    "/plan?domain=D&problem=P",
+    "/runs/RUN_ID",
+    "/runs/RUN_ID/plan",
+    "/runs/RUN_ID/report",
+}
+
+
+async def test_a_failed_page_request_hints_at_the_pages_not_the_api_schema(
+    client: httpx.AsyncClient,
+) -> None:
+    for method, path, status in (
+        ("GET", "/runs/no-such-page/x", 404),
+        ("POST", "/runs", 405),
+        ("POST", "/runs/r-000000000000/report", 405),
+        ("GET", "/plan?domain=docs", 422),
+    ):
+        page = await client.request(method, path)
+        assert page.status_code == status, path
+        assert page.headers["content-type"].startswith("text/html"), path
+        assert "openapi" not in page.text, path
+        found = re.search(r"<dt>hint</dt><dd>(.*?)</dd>", page.text)
+        assert found is not None, path
+        hint = unescape(found[1])
+        assert set(re.findall(r"/[^\s,()]*", hint)) == PAGES, hint
+    for named in PAGES:  # each page the hint names is one
+        url = named.replace("RUN_ID", "r-000000000000").replace("=D", "=docs")
+        shown = await client.get(url.replace("=P", "=problem-2"))
+        assert shown.status_code == 200, named
+        assert shown.headers["content-type"].startswith("text/html"), named
+    schema_hint = "the API's operations and their request schemas are in /openapi.json"
+    assert _error(await client.get("/api/runs/no-such/x"), 404)["hint"] == schema_hint
+    assert _error(await client.post("/api/domains"), 405)["hint"] == schema_hint

@@ -40,12 +40,29 @@ _KEYS = {
 }
 
 
+#: the config's counts (each an int of 1 or more) and what they count
+_COUNTS = {"max_parallel": "steps in flight", "max_runs": "runs in flight"}
+
+
+def _line_of(text: str, key: str) -> int | None:
+    """The line of ``key``'s value in the config's ``text`` (a mapping: read already)."""
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if key_node.value == key:
+                return int(value_node.start_mark.line) + 1
+    return None
+
+
 def _config(path: Path | None) -> dict[str, Any]:
-    """The ``--config`` file (YAML or JSON): any of ``_KEYS``."""
+    """The ``--config`` file (YAML or JSON): any of ``_KEYS``; a ``max_parallel`` or
+    ``max_runs`` that is not an integer of 1 or more is refused at its line (as
+    ``Engine.run`` refuses such a ``max_parallel``)."""
     if path is None:
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
     except (OSError, yaml.YAMLError) as error:
         raise InputError(f"cannot read the config: {error}", location=Location(str(path))) from None
     if data is None:
@@ -57,6 +74,14 @@ def _config(path: Path | None) -> dict[str, Any]:
             + (f"; unknown: {', '.join(map(str, extra))}" if extra else ""),
             location=Location(str(path), 1),
         )
+    for key, what in _COUNTS.items():
+        value = data.get(key, 8)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(
+                f"{key} must be an integer of 1 or more, not {value!r}",
+                location=Location(str(path), _line_of(text, key)),
+                hint=f"{key} is the number of {what} at most: 1 or more",
+            )
     return data
 
 
@@ -130,8 +155,8 @@ def mcp_command(
     service = EngineService(
         engine,
         load_folders(dirs),
-        max_runs=max_runs or int(conf.get("max_runs", 8)),
-        max_parallel=int(conf.get("max_parallel", 8)),
+        max_runs=max_runs or conf.get("max_runs", 8),  # an int of 1 or more: ``_config``
+        max_parallel=conf.get("max_parallel", 8),  # an int of 1 or more: ``_config``
         share_runs=share_runs or bool(conf.get("share_runs", False)),
         policy=policy,
     )

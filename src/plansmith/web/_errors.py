@@ -9,6 +9,8 @@ else is a 500 with a short body and no traceback.
 
 A request for a page (any path outside ``/api/``) gets the same error as an HTML page
 instead, with the same status, so a browser shows it readably; ``/api/*`` is always JSON.
+Where the API's answer points to its schema (an unknown path, a method it does not take,
+a bad request), the page's answer points a person to the pages instead.
 """
 
 from __future__ import annotations
@@ -46,6 +48,13 @@ __all__ = [
 
 #: where the API's request schemas are (the hint of a bad request or an unknown path)
 _SCHEMA_HINT = "the API's operations and their request schemas are in /openapi.json"
+
+#: the same hint for a person in a browser: the pages there are (``_pages``)
+_PAGES_HINT = (
+    "the pages are / (the domains and their problems), /runs (the runs),"
+    " /plan?domain=D&problem=P (the plan of a problem), and for a run"
+    " /runs/RUN_ID (the run live), /runs/RUN_ID/plan and /runs/RUN_ID/report"
+)
 
 #: what to say about the HTTP errors of the app and of routing: (location, hint)
 _HTTP_ERRORS: dict[int, tuple[str | None, str | None]] = {
@@ -107,11 +116,15 @@ def error_response(
     request: Request | None = None,
 ) -> Response:
     """The one builder of error answers: ``{"error": {type, message, location, hint,
-    details}}`` with ``status``; for a page ``request``, the same as an HTML page."""
+    details}}`` with ``status``; for a page ``request``, the same as an HTML page (whose
+    hint names the pages where the API's names its schema)."""
+    page = is_page_request(request)
+    if page and hint == _SCHEMA_HINT:
+        hint = _PAGES_HINT
     error = ErrorBody(
         type=kind, message=message, location=location, hint=hint, details=list(details)
     )
-    if is_page_request(request):
+    if page:
         return _error_page(status, error, headers)
     return JSONResponse(ErrorOut(error=error).model_dump(), status_code=status, headers=headers)
 
