@@ -611,8 +611,9 @@ def test_a_journal_that_cannot_be_mapped_is_written_with_one_pwrite_a_flush(
     assert _sqlite_seqs(tmp_path / "runs.db", "r") == [1, 2, 3]
 
 
+@pytest.mark.parametrize("how", ["refused", "short"])
 def test_a_reserve_the_disk_cannot_hold_is_an_error_with_the_path_and_its_rows_stay_appended(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, never_caught_up: None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, never_caught_up: None, how: str
 ) -> None:
     db = tmp_path / "runs.db"
     log = SqliteRunLog(db)
@@ -621,16 +622,19 @@ def test_a_reserve_the_disk_cannot_hold_is_an_error_with_the_path_and_its_rows_s
     real_pwrite = os.pwrite
 
     def full(fd: int, data: bytes, offset: int) -> int:
+        if how == "short":  # the disk fills up part of the way
+            return real_pwrite(fd, data[: len(data) // 3], offset)
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(journal_module.os, "pwrite", full)
     with pytest.raises(ExecutionError, match="No space left on device") as caught:
         log.flush()
     assert str(log.journal_path("r")) in str(caught.value)
-    assert read_journal(log.journal_path("r")) == []  # nothing half-written
+    assert log.journal_path("r").stat().st_size == 0  # cut back: no reserve, no line
     monkeypatch.setattr(journal_module.os, "pwrite", real_pwrite)
     log.append(PlanReady(run_id="r", seq=2, time="t", plan_hash="h2"))
     log.flush()  # the kept row first, then the new one
     assert [r.seq for r in read_journal(log.journal_path("r"))] == [1, 2]
+    assert log.journal_path("r").stat().st_size == RESERVE_BYTES  # mapped again, as before
     log.close()
     assert _sqlite_seqs(db, "r") == [1, 2]

@@ -207,7 +207,8 @@ class JournalWriter:
         end = self.end
         try:
             while end < new:
-                os.pwrite(self.fd, _ZEROS, end)  # only whole reserves: no short write past
+                if os.pwrite(self.fd, _ZEROS, end) < RESERVE_BYTES:  # the disk is full
+                    raise OSError(28, os.strerror(28))  # ENOSPC
                 end += RESERVE_BYTES
         except OSError as error:
             with contextlib.suppress(OSError):
