@@ -3,8 +3,8 @@
 ``SqliteRunLog`` keeps one table of runs and one of events, in WAL mode with
 ``synchronous=NORMAL`` (a commit survives a killed process without an fsync per
 commit). ``append`` buffers; ``flush`` makes what was appended durable by writing it
-to each run's append-only journal (``_journal``) with one ``os.write``, and the rows
-reach SQLite behind it, in batches (see ``SqliteRunLog``). Values over
+to each run's append-only journal (``_journal``: one copy into its mapped file), and the
+rows reach SQLite behind it, in batches (see ``SqliteRunLog``). Values over
 ``inline_limit`` bytes go to the content-addressed blob store and the event holds
 ``{"$blob": "sha256:..."}``.
 """
@@ -63,15 +63,16 @@ class SqliteRunLog(SqliteLeases):
     """The durable run log: SQLite in WAL mode, a journal per running run in
     ``DIR/journal``, and blobs in ``DIR/blobs``.
 
-    ``flush`` appends the pending events of each run to that run's journal (one
-    ``os.write``): that is the write-ahead record. The rows written there are inserted
-    into SQLite behind it, in one transaction, when a flush finds at least
-    ``CATCH_UP_ROWS`` of them waiting or ``CATCH_UP_SECONDS`` passed since the last
-    catch-up, when a run's ``RunFinished`` is flushed, before this log reads events,
-    when a run's lease is released, and at ``close``. A journal is removed once every
-    row in it is in SQLite and its run has ended (or its lease was released, or the
-    log closed); one longer than ``ROTATE_BYTES`` is replaced by an empty file after a
-    catch-up (every row in it is in SQLite), so that readers parse little of it.
+    ``flush`` appends the pending events of each run to that run's journal (one copy
+    into the file mapped in memory, see ``_journal``): that is the write-ahead record.
+    The rows written there are inserted into SQLite behind it, in one transaction, when
+    a flush finds at least ``CATCH_UP_ROWS`` of them waiting or ``CATCH_UP_SECONDS``
+    passed since the last catch-up, when a run's ``RunFinished`` is flushed, before this
+    log reads events, when a run's lease is released, and at ``close``. A journal is
+    removed once every row in it is in SQLite and its run has ended (or its lease was
+    released, or the log closed); one longer than ``ROTATE_BYTES`` is replaced by an
+    empty file after a catch-up (every row in it is in SQLite), so that readers parse
+    little of it.
 
     ``events`` merges a run's journal with its SQLite rows, so another process sees
     everything that is durable. The journal of an engine that was killed is imported
