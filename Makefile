@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install demo test check bench clean compiled test-compiled
+.PHONY: install demo test test-fast test-loaded test-clean-clone check bench clean compiled test-compiled
 .DEFAULT_GOAL := install
 
 # The lab server (src/plansmith/domains/lab/server.py) runs in its own venv:
@@ -13,13 +13,15 @@ STAMP  := $(VENV)/.installed-stamp
 LAB_PYTHON ?= $(shell command -v python3.11 || echo $(PYTHON))
 LAB_VENV   := .venv-lab
 LAB_STAMP  := $(LAB_VENV)/.installed-stamp
+# its pins: the one list, which an installed plansmith's own build of the lab venv reads too
+LAB_REQUIREMENTS := src/plansmith/domains/lab/requirements-lab.txt
 
-.PHONY: lab-venv
+.PHONY: lab-venv npm-servers
 
-$(LAB_STAMP):
+$(LAB_STAMP): $(LAB_REQUIREMENTS)
 	$(LAB_PYTHON) -m venv $(LAB_VENV)
 	$(LAB_VENV)/bin/pip install --quiet --upgrade pip
-	$(LAB_VENV)/bin/pip install --quiet 'opentrons==9.1.2' 'mcp==1.9.4' 'pydantic<2.12'
+	$(LAB_VENV)/bin/pip install --quiet -r $(LAB_REQUIREMENTS)
 	touch $(LAB_STAMP)
 
 lab-venv: $(LAB_STAMP)
@@ -41,6 +43,19 @@ $(LC_STAMP):
 
 lc-venv: $(LC_STAMP)
 
+# The MCP reference servers (filesystem, memory) that integration tests and the
+# notes-to-git example drive, pinned by tests/servers/_npm/package-lock.json. Without npm
+# the tests that need them are skipped, each saying how to install them.
+NPM_DIR   := tests/servers/_npm
+NPM_STAMP := $(NPM_DIR)/node_modules/.installed-stamp
+
+$(NPM_STAMP): $(NPM_DIR)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error && touch $(NPM_STAMP); \
+	else echo "make: npm not found: the tests of the npm MCP reference servers will be skipped" >&2; fi
+
+npm-servers: $(NPM_STAMP)
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -52,8 +67,22 @@ install: $(STAMP)
 demo: $(STAMP) $(LAB_STAMP)
 	$(BIN)/plansmith demo
 
-test: $(STAMP) $(LAB_STAMP) $(LC_STAMP)
-	scripts/test
+test: $(STAMP) $(LAB_STAMP) $(LC_STAMP) $(NPM_STAMP)
+	scripts/test $(PYTEST_ARGS)
+
+# The same suite less the end-to-end tests marked `e2e` (whole demos, browsers, wheels,
+# kill-and-resume): for the edit-test loop. `make test` runs them all.
+test-fast: $(STAMP) $(LAB_STAMP) $(LC_STAMP) $(NPM_STAMP)
+	scripts/test --no-cov -m "not e2e"
+
+# The whole suite with every core kept busy by stress-ng (Debian's `stress-ng`).
+test-loaded: $(STAMP) $(LAB_STAMP) $(LC_STAMP) $(NPM_STAMP)
+	scripts/test-loaded $(PYTEST_ARGS)
+
+# What a user's fresh clone does: HEAD cloned into a temporary folder with nothing beside
+# it (no folder of the team beside it), then `make test` there.
+test-clean-clone:
+	scripts/test-clean-clone
 
 check: $(STAMP)
 	scripts/check
@@ -66,7 +95,7 @@ bench: $(STAMP)
 compiled: $(STAMP)
 	scripts/build-compiled
 
-test-compiled: compiled $(LAB_STAMP)
+test-compiled: compiled $(LAB_STAMP) $(NPM_STAMP)
 	scripts/test-compiled
 
 clean:

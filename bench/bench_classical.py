@@ -1,9 +1,12 @@
 """plansmith's classical planner against Fast Downward and pyperplan, in the same run.
 
-Each planner runs as its own process on every task of ../shared/benchmarks/pddl
-(or $PLANSMITH_PDDL_BENCHMARKS); the figure is whole-process CPU time (user +
-system of the child, from ``resource.getrusage(RUSAGE_CHILDREN)``), so Python
-start-up, parsing and grounding count for every planner alike.
+Each planner runs as its own process on every task of the suite: by default the IPC
+tasks of the ``pddl`` 0.5.1 sdist, fetched into a cache outside the repository by
+bench/ipc_tasks.py; ``--suite DIR`` (or $PLANSMITH_PDDL_BENCHMARKS) for your own. The
+figure is whole-process CPU time (user + system of the child, from
+``resource.getrusage(RUSAGE_CHILDREN)``), so Python start-up, parsing and grounding count
+for every planner alike. pyperplan is not run on the tasks it cannot read (``pyperplan``
+= ``n`` in the suite's expected.csv; printed as ``n/a``).
 
 Configurations:
   plansmith   ``plansmith plan DOMAIN TASK`` (default: lazy GBFS + hFF, preferred operators)
@@ -11,14 +14,15 @@ Configurations:
   pyperplan   pyperplan 2.1, ``-s gbf -H hff``
 
 The peers are GPL and are only run as processes, never imported.
-Usage: .venv/bin/python bench/bench_classical.py [--timeout 60] [--only blocks,gripper]
-        [--peers fd,pyperplan] [--json results.json]
+Usage: .venv/bin/python bench/bench_classical.py [--timeout 60] [--only barman,sokoban/p0?]
+        [--peers fd,pyperplan] [--suite DIR] [--json results.json]
+``--only`` takes comma-separated shell patterns matched against the domain name and
+against ``domain/problem`` (``barman``, ``sokoban/p0?``, ``*/p01``).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import os
@@ -30,9 +34,10 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import ipc_tasks
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-DEFAULT_SUITE = ROOT.parent / "shared" / "benchmarks" / "pddl"
 
 
 @dataclass
@@ -44,22 +49,6 @@ class Run:
     cpu: float
     length: int | None
     valid: bool | None
-
-
-def suite_dir() -> Path:
-    return Path(os.environ.get("PLANSMITH_PDDL_BENCHMARKS", DEFAULT_SUITE))
-
-
-def tasks(only: set[str] | None) -> list[tuple[str, Path, Path]]:
-    suite = suite_dir()
-    rows = csv.DictReader((suite / "expected.csv").open())
-    out = []
-    for row in rows:
-        if only and row["domain"] not in only:
-            continue
-        folder = suite / row["domain"]
-        out.append((row["domain"], folder / "domain.pddl", folder / row["problem"]))
-    return out
 
 
 # Every planner runs with Python's bytecode cache on (and warmed once), as users run them.
@@ -153,31 +142,39 @@ def geomean(values: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timeout", type=float, default=60.0)
-    parser.add_argument("--only", default="")
+    parser.add_argument(
+        "--only", default="", metavar="PATTERN", help="comma-separated: domain or domain/pNN"
+    )
     parser.add_argument("--peers", default="fd,pyperplan")
+    ipc_tasks.add_suite_option(parser)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    only = {d for d in args.only.split(",") if d} or None
+    suite = ipc_tasks.resolve(args.suite)
+    selection = ipc_tasks.load(suite, [p for p in args.only.split(",") if p])
     warm_bytecode()
     peers = [p for p in args.peers.split(",") if p]
     runners = {"fd": run_fd, "pyperplan": run_pyperplan}
     results: list[Run] = []
+    print(f"suite: {suite} ({len(selection)} tasks), limit {args.timeout:g} s per task")
     header = f"{'task':<24}{'plansmith':>12}{'len':>5}{'ok':>4}"
     header += "".join(f"{p:>12}{'len':>5}" for p in peers)
     print(header)
-    for domain_name, domain, task in tasks(only):
+    for task in selection:
+        domain, problem = task.domain_file, task.problem_file
+        line = f"{task.label:<24}"
         with tempfile.TemporaryDirectory() as tmp:
-            work = Path(tmp)
-            mine, plan_json = run_plansmith(domain, task, work, args.timeout)
-            mine.valid = mine.solved and check_plan(domain, task, plan_json)
-            row = [mine]
-            for peer in peers:
-                with tempfile.TemporaryDirectory() as peer_tmp:
-                    row.append(runners[peer](domain, task, Path(peer_tmp), args.timeout))
-        results.extend(row)
-        line = f"{domain_name + '/' + task.stem:<24}"
+            mine, plan_json = run_plansmith(domain, problem, Path(tmp), args.timeout)
+            mine.valid = mine.solved and check_plan(domain, problem, plan_json)
+        results.append(mine)
         line += f"{mine.cpu:>12.3f}{mine.length or '-':>5}{'y' if mine.valid else 'n':>4}"
-        line += "".join(f"{r.cpu:>12.3f}{r.length or '-':>5}" for r in row[1:])
+        for peer in peers:
+            if peer == "pyperplan" and not task.pyperplan:
+                line += f"{'n/a':>12}{'-':>5}"
+                continue
+            with tempfile.TemporaryDirectory() as peer_tmp:
+                run = runners[peer](domain, problem, Path(peer_tmp), args.timeout)
+            results.append(run)
+            line += f"{run.cpu:>12.3f}{run.length or '-':>5}"
         print(line, flush=True)
     print()
     mine_runs = [r for r in results if r.planner == "plansmith"]
@@ -185,13 +182,13 @@ def main() -> None:
     print(f"plansmith coverage: {solved}/{len(mine_runs)} solved with a valid plan")
     for peer in peers:
         peer_runs = {(r.domain, r.task): r for r in results if r.planner == peer}
-        both = [(m, peer_runs[(m.domain, m.task)]) for m in mine_runs]
-        both = [(m, p) for m, p in both if m.solved and p.solved]
-        ratio = geomean([m.cpu / p.cpu for m, p in both])
+        both = [(m, peer_runs.get((m.domain, m.task))) for m in mine_runs]
+        pairs = [(m, p) for m, p in both if p is not None and m.solved and p.solved]
+        ratio = geomean([m.cpu / p.cpu for m, p in pairs])
         cover = sum(r.solved for r in peer_runs.values())
         print(
             f"{peer}: coverage {cover}/{len(peer_runs)}; geometric mean CPU ratio "
-            f"plansmith/{peer} = {ratio:.3f} over {len(both)} tasks solved by both "
+            f"plansmith/{peer} = {ratio:.3f} over {len(pairs)} tasks solved by both "
             f"({1 / ratio:.2f}x {'faster' if ratio < 1 else 'slower'})"
         )
     if args.json:

@@ -1,7 +1,7 @@
 """Executor overhead: a raw MCP SDK loop against plansmith's runner, in the same run.
 
-Scenarios (each the same tool calls, ``echo(x=7)`` of the shared raw benchmark's server,
-../shared/bench/mcp_raw/echo_server.py, used from there):
+Scenarios (each the same tool calls, ``echo(x=7)`` of the raw baseline's server,
+bench/mcp_raw/echo_server.py):
   chain-inmem   1000-step chain, server in process (``Client(server)``)
   chain-stdio   1000-step chain, one stdio server
   wide-stdio4   1000 independent steps over 4 stdio servers, 8 in flight (raw: batches of 8)
@@ -78,7 +78,7 @@ from plansmith.servers import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-RAW = ROOT.parent / "shared" / "bench" / "mcp_raw"
+RAW = ROOT / "bench" / "mcp_raw"
 ECHO = RAW / "echo_server.py"
 WARMUP = 50
 

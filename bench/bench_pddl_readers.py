@@ -1,8 +1,10 @@
-"""Our PDDL reader against the ``pddl`` package (0.5.1) on the shared benchmark tasks.
+"""Our PDDL reader against the ``pddl`` package (0.5.1) on the benchmark tasks.
 
 The issue asks: normalise the input for the ``pddl`` package, or write a small
-tolerant reader, and measure which is better. In one run, for each of the
-shared tasks, this parses the domain and the problem with
+tolerant reader, and measure which is better. In one run, for each task of the
+suite (by default the IPC tasks of the ``pddl`` 0.5.1 sdist, fetched into a cache
+outside the repository by bench/ipc_tasks.py; ``--suite DIR`` or
+$PLANSMITH_PDDL_BENCHMARKS for your own), this parses the domain and the problem with
 
   (a) plansmith's reader (``plansmith.formats._pddl``), and
   (b) the ``pddl`` package after a normalising pass (lower-case the text, and
@@ -15,9 +17,12 @@ package's parser construction not included: it is reported apart), the coverage,
 ratio of (b) to (a), and whether both readers agree on the numbers of actions,
 objects and init facts.
 
-``pddl`` is a dev dependency, used here only; plansmith never imports it.
+``pddl`` is a dev dependency, used here only; plansmith never imports it. (The default
+suite comes from the same package's test fixtures, so the package reads it as it is; the
+benchmark's old suite, pyperplan's copies of the IPC tasks, had upper-case keywords and
+an undeclared ``:typing`` that it rejected.)
 
-    .venv/bin/python bench/bench_pddl_readers.py [--repeat N] [--bench DIR]
+    .venv/bin/python bench/bench_pddl_readers.py [--repeat N] [--only PATTERN] [--suite DIR]
 """
 
 from __future__ import annotations
@@ -29,16 +34,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from pddl.parser.domain import DomainParser
 from pddl.parser.problem import ProblemParser
 
+import ipc_tasks
 from plansmith.errors import PlansmithError
 from plansmith.formats._pddl import parse_pddl_domain, parse_pddl_problem
-
-DEFAULT_BENCH = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "pddl"
 
 Counts = tuple[int, int, int]  # actions, objects, init facts
 
@@ -129,17 +132,24 @@ def measure(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--bench", type=Path, default=DEFAULT_BENCH)
+    parser.add_argument(
+        "--only", default="", metavar="PATTERN", help="comma-separated: domain or domain/pNN"
+    )
+    ipc_tasks.add_suite_option(parser, "--suite", "--bench")
     args = parser.parse_args()
+    suite = ipc_tasks.resolve(args.suite)
+    selection = ipc_tasks.load(suite, [p for p in args.only.split(",") if p])
+    print(f"suite: {suite} ({len(selection)} tasks)")
     rows = []
     ratios = []
     total = {"ours": 0.0, "norm": 0.0}
     covered = {"ours": 0, "norm": 0, "raw": 0, "tasks": 0, "agree": 0}
-    for folder in sorted(p for p in args.bench.iterdir() if (p / "domain.pddl").is_file()):
-        domain_text = (folder / "domain.pddl").read_text()
+    for name in dict.fromkeys(t.domain for t in selection):
+        tasks = [t for t in selection if t.domain == name]
+        domain_text = tasks[0].domain_file.read_text()
         results = {"ours": Result(), "norm": Result(), "raw": Result()}
-        for task in sorted(folder.glob("task*.pddl")):
-            problem_text = task.read_text()
+        for task in tasks:
+            problem_text = task.problem_file.read_text()
             runs: dict[str, Callable[[], Callable[[], Counts]]] = {
                 "ours": partial(ours_prepared, domain_text, problem_text),
                 "norm": partial(theirs_prepared, domain_text, problem_text, normalised=True),
@@ -160,7 +170,7 @@ def main() -> None:
         ratio = t_norm / t_ours if t_ours > 0 else float("nan")
         ratios.append(ratio)
         rows.append(
-            (folder.name, n, results["ours"].parsed, results["norm"].parsed, results["raw"].parsed,
+            (name, n, results["ours"].parsed, results["norm"].parsed, results["raw"].parsed,
              agree, t_ours * 1000, t_norm * 1000, ratio)
         )  # fmt: skip
         total["ours"] += t_ours

@@ -12,7 +12,11 @@ from _schemas import ROOT, errors, formats_md_example, schema
 from plansmith.binding import parse_bindings
 from plansmith.errors import BindingError
 
-SHIPPED = sorted((ROOT / "src" / "plansmith" / "domains").glob("**/bindings.yaml"))
+SHIPPED = sorted(
+    path
+    for folder in ("domains", "examples")
+    for path in (ROOT / "src" / "plansmith" / folder).glob("**/bindings.yaml")
+)
 
 
 def test_schema_describes_every_field_the_reader_has() -> None:
@@ -27,6 +31,7 @@ def test_schema_describes_every_field_the_reader_has() -> None:
         "retries",
         "idempotent",
         "tier",
+        "resend_on_transport_lost",
     }  # fmt: skip  (the reader's fields, no more)
 
 
@@ -52,6 +57,7 @@ BAD = {
     "zero timeout": "bindings: {a: {server: s, tool: t, timeout: 0}}\n",
     "unknown tier": "bindings: {a: {server: s, tool: t, tier: admin}}\n",
     "idempotent as text": "bindings: {a: {server: s, tool: t, idempotent: yes please}}\n",
+    "resend as text": "bindings: {a: {server: s, tool: t, resend_on_transport_lost: never}}\n",
     "output not a path": "bindings: {a: {server: s, tool: t, outputs: {n: 3}}}\n",
     "retries not whole": "bindings: {a: {server: s, tool: t, retries: 1.5}}\n",
     "server is null": "bindings: {a: {server: ~, tool: t}}\n",

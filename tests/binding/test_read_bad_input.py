@@ -201,6 +201,16 @@ def test_policy_values_at_their_limits_are_read() -> None:
     assert _only(BINDING + "    timeout: 0.25\n    retries: 2.0\n").policy.retries == 2
 
 
+def test_a_lost_transport_is_re_sent_unless_the_binding_says_no() -> None:
+    assert _only(BINDING).policy.resend_on_transport_lost is True
+    assert _only(BINDING + "    resend_on_transport_lost: ~\n").policy.resend_on_transport_lost
+    off = _only(BINDING + "    resend_on_transport_lost: false\n").policy
+    assert off.resend_on_transport_lost is False
+    error = _one(BINDING + "    resend_on_transport_lost: 0\n")
+    assert "true or false" in error.message
+    assert error.hint
+
+
 # 5. JSON numbers
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import _pddl_suite as suite
 from plansmith.cli import _register, app
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "doc-pipeline"
-PDDL = ROOT.parent / "shared" / "benchmarks" / "pddl"
 
 DOMAIN = """\
 domain: toy
@@ -104,11 +104,9 @@ def test_unsolvable_problem_exits_three(tmp_path: Path) -> None:
     assert "unsolvable" in err.lower() or "no plan" in err.lower()
 
 
-def test_node_limit_exits_four() -> None:
-    task = PDDL / "blocks" / "task16.pddl"
-    code, _, err = _invoke(
-        "plan", str(PDDL / "blocks" / "domain.pddl"), str(task), "--node-limit", "1"
-    )
+def test_node_limit_exits_four(tmp_path: Path) -> None:
+    domain, task = suite.write(suite.task("blocks", "blocks-17-s6"), tmp_path)
+    code, _, err = _invoke("plan", str(domain), str(task), "--node-limit", "1")
     assert code == 4
     assert "limit" in err.lower()
 
@@ -141,8 +139,8 @@ def test_plan_renders_other_formats(fmt: str) -> None:
     assert "index" in out
 
 
-def test_plan_bytes_are_identical_across_hash_seeds() -> None:
-    domain, task = PDDL / "logistics" / "domain.pddl", PDDL / "logistics" / "task07.pddl"
+def test_plan_bytes_are_identical_across_hash_seeds(tmp_path: Path) -> None:
+    domain, task = suite.write(suite.task("logistics", "logistics-4-8-s3"), tmp_path)
     outputs = set()
     for seed in ("0", "1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
@@ -155,6 +153,10 @@ def test_plan_bytes_are_identical_across_hash_seeds() -> None:
         )
         outputs.add(proc.stdout)
     assert len(outputs) == 1
+    plan_file = _write(tmp_path, "plan.json", outputs.pop())
+    code, out, _ = _invoke("validate", str(domain), str(task), str(plan_file))
+    assert code == 0
+    assert "valid" in out
 
 
 def _gtpyhop_folder(name: str) -> Path:

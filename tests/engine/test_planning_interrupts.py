@@ -25,6 +25,10 @@ from plansmith.errors import LimitReachedError
 from plansmith.model import Plan, Problem
 from plansmith.planning import PlanOptions, plan
 
+# Seconds a stop may take: the search alone takes minutes, and a busy machine (a loaded
+# CI runner) can take seconds to tear a process down, so the bound is far from both.
+PROMPTLY = 15.0
+
 # Three walkers on a line of 100 cells each, and a goal that also wants the light both
 # red and green: reachable once delete effects are ignored (so the heuristic sees no dead
 # end), never in fact. The search can only prove it by exhausting the 100**3 * 3 states
@@ -163,7 +167,7 @@ def test_a_signal_while_the_planner_searches_stops_run_at_once_and_records_it_ca
     with _planning("run", *eh.files(inputs), "--yes", "--json", *home) as proc:
         exit_code, out, err, took = _stopped(proc, signum)
     assert exit_code == code, err
-    assert took < 5  # the search alone takes minutes
+    assert took < PROMPTLY  # the search alone takes minutes
     assert "Traceback" not in err
     events = [json.loads(line) for line in out.splitlines()]
     assert [e["type"] for e in events] == ["RunCreated", "RunCancelled", "RunFinished"]
@@ -182,7 +186,7 @@ def test_ctrl_c_while_the_planner_searches_prints_how_the_run_ended(tmp_path: Pa
     with _planning("run", *eh.files(inputs), "--yes", *_home(tmp_path)) as proc:
         exit_code, out, err, took = _stopped(proc, signal.SIGINT)
     assert exit_code == 130, err
-    assert took < 5
+    assert took < PROMPTLY
     assert out == ""
     assert "run cancelled: the engine was interrupted" in err
     assert "what ran: plansmith show r-" in err
@@ -194,7 +198,7 @@ def test_ctrl_c_while_check_plans_stops_it_at_once_with_130(tmp_path: Path) -> N
     with _planning("check", *eh.files(inputs), *_home(tmp_path)) as proc:
         exit_code, out, err, took = _stopped(proc, signal.SIGINT)
     assert exit_code == 130, err
-    assert took < 5
+    assert took < PROMPTLY
     assert out == ""
     assert "Traceback" not in err
 
@@ -251,8 +255,8 @@ async def test_engine_run_cancelled_while_planning_returns_at_once_and_stops_the
             await _wait(started, 30)
             cancelled = time.monotonic()
             tg.cancel_scope.cancel()
-        assert time.monotonic() - cancelled < 5  # the search alone takes minutes
-        await _wait(ended, 5)  # and it stopped: no thread goes on searching
+        assert time.monotonic() - cancelled < PROMPTLY  # the search alone takes minutes
+        await _wait(ended, 30)  # and it stopped: no thread goes on searching
     assert how == ["LimitReachedError"]
     assert engine.log.runs() == []  # nothing recorded: the run never began
     engine.close()
@@ -287,8 +291,8 @@ async def test_engine_cancel_while_planning_records_the_run_cancelled_with_its_r
             await _wait(started, 30)
             cancelled = time.monotonic()
             assert engine.cancel("r-plan", "no longer wanted")
-        assert time.monotonic() - cancelled < 5
-        await _wait(ended, 5)
+        assert time.monotonic() - cancelled < PROMPTLY
+        await _wait(ended, 30)
     assert how == ["LimitReachedError"]
     assert outcomes == [("cancelled", "no longer wanted")]
     assert seen == ["RunCreated", "RunCancelled", "RunFinished"]
@@ -345,8 +349,8 @@ async def test_engine_cancel_while_replanning_records_the_run_cancelled_and_stop
             await _wait(started, 30)  # the replan, after mix() failed
             cancelled = time.monotonic()
             assert engine.cancel("r-replan", "no longer wanted")
-        assert time.monotonic() - cancelled < 5  # the search alone takes minutes
-        await _wait(ended, 5)
+        assert time.monotonic() - cancelled < PROMPTLY  # the search alone takes minutes
+        await _wait(ended, 30)
     assert how == ["plan", "LimitReachedError"]
     assert outcomes == [("cancelled", "no longer wanted")]
     assert "StepFailed" in seen

@@ -291,6 +291,47 @@ async def test_a_run_whose_plan_is_not_the_approved_one_runs_nothing(
     assert report["steps"] == []
 
 
+async def test_a_failed_run_whose_servers_still_close_has_its_error_in_the_status(
+    counter_url: str, tmp_path: Path
+) -> None:
+    """The window between the log's RunFinished and the end of the run's task (its tool
+    pool closing), held open: the status read in it says failed *and* why."""
+    import contextlib
+
+    service = fh.make_service(tmp_path, url=counter_url)
+    engine = service.engine
+    opened = engine.pool_factory
+    closing, release = anyio.Event(), anyio.Event()
+
+    @contextlib.asynccontextmanager
+    async def held(pool: Any) -> Any:
+        async with pool:
+            try:
+                yield pool
+            finally:  # the run failed in the body: RunFinished is written
+                closing.set()
+                await release.wait()  # the pool's close waits here
+
+    engine.pool_factory = lambda config, errlog: held(opened(config, errlog))
+    plan = await service.make_plan("docs", goal=["indexed(d1)"])
+    service.approve_plan(plan.plan_hash, owner="me")
+    problem = tmp_path / "home" / "plans" / plan.plan_hash / "problem.yaml"
+    problem.write_text(problem.read_text().replace("indexed(d1)", "indexed(d2)"))
+    run = service.start_run(plan.plan_hash, owner="me")
+    with anyio.fail_after(60):
+        await closing.wait()
+    during = service.get_run_status(run.run_id, owner="me")
+    assert service.runs.record(run.run_id, "me").task is not None
+    assert not service.runs.record(run.run_id, "me").task.done()  # still in the window
+    release.set()
+    with anyio.fail_after(60):
+        await service.runs.record(run.run_id, "me").task
+    after = service.get_run_status(run.run_id, owner="me")
+    assert during.state == after.state == "failed"
+    assert during.error == after.error
+    assert "not the approved" in (during.error or "")
+
+
 async def test_the_report_counts_retries_and_names_the_failures(
     counter_url: str, tmp_path: Path
 ) -> None:

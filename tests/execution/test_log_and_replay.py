@@ -199,6 +199,24 @@ def test_retry_rules_per_failure_class() -> None:
     assert not should_retry(ToolCallError("extraction_error", ""), 1, idem)
 
 
+def test_a_lost_transport_is_re_sent_once_under_the_default_policy() -> None:
+    lost = ToolCallError("transport_lost", "")
+    default = StepPolicy()  # retries: 0
+    assert should_retry(lost, 1, default)  # the one re-send, after the restart
+    assert not should_retry(lost, 2, default)
+    assert not should_retry(lost, 1, default, keyed=False)  # no key: a repeat may not be safe
+    assert not should_retry(ToolCallError("transport_lost", "", final=True), 1, default)
+    off = StepPolicy(resend_on_transport_lost=False)
+    assert not should_retry(lost, 1, off)
+    assert should_retry(lost, 1, StepPolicy(retries=1, resend_on_transport_lost=False))
+    # retries count as before: the re-send is not one more on top of them
+    assert should_retry(lost, 2, StepPolicy(retries=2))
+    assert not should_retry(lost, 3, StepPolicy(retries=2))
+    for other in ("timeout", "tool_error", "protocol_error", "extraction_error"):
+        failed = ToolCallError(other, "", retryable=True, progressed=True)
+        assert not should_retry(failed, 1, StepPolicy(idempotent=True))
+
+
 def test_state_table_rejects_an_event_out_of_order() -> None:
     assert transition(StepState.PENDING, "StepStarted") is StepState.RUNNING
     with pytest.raises(ExecutionError):
@@ -241,6 +259,19 @@ def test_bound_plan_codec_keeps_argument_types() -> None:
         for mine, theirs in zip(bound.steps, back.steps, strict=True):
             assert [type(a) for a in theirs.step.args] == [type(a) for a in mine.step.args]
             assert [type(v) for _, v in theirs.params] == [type(v) for _, v in mine.params]
+
+
+def test_the_codec_keeps_a_binding_that_turns_the_re_send_off() -> None:
+    on = h.bound(h.chain(2))
+    assert "resend_on_transport_lost" not in json.dumps(bound_to_dict(on))  # the default
+    assert all(s.policy.resend_on_transport_lost for s in bound_from_dict(bound_to_dict(on)).steps)
+    text = h.BINDINGS.replace(
+        "    idempotent: true\n", "    idempotent: true\n    resend_on_transport_lost: false\n", 1
+    )
+    off = h.bound(h.chain(2), text)
+    back = bound_from_dict(json.loads(json.dumps(bound_to_dict(off))))
+    assert back == off
+    assert [s.policy.resend_on_transport_lost for s in back.steps] == [False, False]
 
 
 def test_a_bound_plan_read_back_from_json_shares_what_its_steps_share() -> None:

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import _pddl_suite as suite
 from plansmith.errors import InputError, PlansmithError
 from plansmith.formats._pddl import parse_pddl_domain, parse_pddl_problem
 from plansmith.model import Domain
 
-BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "pddl"
 NAMES = ["blocks", "depot", "gripper", "logistics", "miconic", "satellite"]
 
 COSTS = """(define (domain roads)
@@ -44,11 +43,16 @@ TOKENS = [
 
 @cache
 def _sources() -> dict[str, tuple[str, list[str]]]:
+    """Domain text and problem texts by name: the roads domain above, and each domain of
+    the generated suite with its two smallest tasks (blocks also with the hand-written
+    upper-case problem)."""
     out = {"roads": (COSTS, [COSTS_PROBLEM])}
-    if BENCH.is_dir():
-        for name in NAMES:
-            tasks = sorted((BENCH / name).glob("task*.pddl"))[:2]
-            out[name] = ((BENCH / name / "domain.pddl").read_text(), [t.read_text() for t in tasks])
+    for name in NAMES:
+        tasks = sorted((t for t in suite.suite() if t.domain == name), key=lambda t: t.objects)
+        texts = [t.text for t in tasks[:2]]
+        if name == "blocks":
+            texts.append(suite.BLOCKS_UPPER_CASE)
+        out[name] = (suite.DOMAINS[name], texts)
     return out
 
 
@@ -94,8 +98,6 @@ def _only_input_errors(parse: Callable[[], object]) -> None:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), name=st.sampled_from(["roads", *NAMES]))
 def test_mutated_domains_raise_only_located_input_errors(data: st.DataObject, name: str) -> None:
-    if name not in _sources():
-        pytest.skip("shared benchmarks not found")
     text = data.draw(_mutated(_sources()[name][0]))
     _only_input_errors(lambda: parse_pddl_domain(text, "d.pddl"))
 
@@ -103,8 +105,6 @@ def test_mutated_domains_raise_only_located_input_errors(data: st.DataObject, na
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), name=st.sampled_from(["roads", *NAMES]))
 def test_mutated_problems_raise_only_located_input_errors(data: st.DataObject, name: str) -> None:
-    if name not in _sources():
-        pytest.skip("shared benchmarks not found")
     problems = _sources()[name][1]
     text = data.draw(_mutated(data.draw(st.sampled_from(problems))))
     domain = _domain(name)

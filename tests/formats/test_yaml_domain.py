@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from plansmith.formats import parse_domain
 from plansmith.model import (
     Atom,
@@ -21,14 +19,12 @@ from plansmith.model import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-FORMATS_MD = ROOT.parent / "shared" / "docs" / "formats.md"
+FORMATS_MD = ROOT / "docs" / "formats.md"
 EXAMPLES = ROOT / "examples"
 
 
 def formats_md_block(index: int) -> str:
-    """The ``index``-th YAML block of formats.md (0: domain, 1: problem)."""
-    if not FORMATS_MD.exists():  # pragma: no cover - shared/ lies beside the checkout
-        pytest.skip("shared/docs/formats.md is not beside the checkout")
+    """The ``index``-th YAML block of docs/formats.md (0: domain, 1: problem)."""
     return re.findall(r"```yaml\n(.*?)```", FORMATS_MD.read_text(encoding="utf-8"), re.S)[index]
 
 

@@ -1,15 +1,13 @@
 """Problems and spaces for the grounding, heuristic, search and solve tests:
 hand-made problems, random small STRIPS problems (hypothesis), a naive reference
-planner, toy search spaces and the shared PDDL benchmarks."""
+planner and toy search spaces (the PDDL benchmark problems are in ``tests/_pddl_suite.py``)."""
 
 from __future__ import annotations
 
-import csv
 import itertools
 import math
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 from hypothesis import strategies as st
 
@@ -27,8 +25,6 @@ from plansmith.model import (
     TypeHierarchy,
 )
 from plansmith.planning import instantiate
-
-BENCHMARKS = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "pddl"
 
 
 def lit(pred: str, *args: str, positive: bool = True) -> Literal:
@@ -285,36 +281,3 @@ def bfs_distance(space: GraphSpace) -> int | None:
                 seen[t] = seen[s] + 1
                 queue.append(t)
     return None
-
-
-# -- the shared benchmarks -------------------------------------------------------------------
-
-
-def benchmark_tasks() -> list[tuple[str, str]]:
-    """``(domain folder, task file)`` for every shared benchmark task."""
-    if not BENCHMARKS.is_dir():
-        return []
-    return [
-        (d.name, t.name)
-        for d in sorted(BENCHMARKS.iterdir())
-        if d.is_dir()
-        for t in sorted(d.glob("task*.pddl"))
-    ]
-
-
-def load_benchmark(domain: str, task: str) -> Problem:
-    from plansmith.formats._pddl import parse_pddl_domain, parse_pddl_problem
-
-    dom_file = BENCHMARKS / domain / "domain.pddl"
-    task_file = BENCHMARKS / domain / task
-    dom = parse_pddl_domain(dom_file.read_text(), str(dom_file))
-    return parse_pddl_problem(task_file.read_text(), dom, str(task_file))
-
-
-def expected_lengths() -> dict[tuple[str, str], dict[str, str]]:
-    """The rows of ``expected.csv`` by ``(domain, task)``."""
-    path = BENCHMARKS / "expected.csv"
-    if not path.is_file():
-        return {}
-    with path.open() as f:
-        return {(row["domain"], row["problem"]): row for row in csv.DictReader(f)}

@@ -9,11 +9,9 @@ import random
 
 import pytest
 from _search_fixtures import (
-    BENCHMARKS,
     action,
     atom,
     lit,
-    load_benchmark,
     naive_optimal_cost,
     neg,
     problem,
@@ -23,6 +21,7 @@ from _search_fixtures import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import _pddl_suite as suite
 from plansmith.errors import UnsolvableError
 from plansmith.model import Number, Problem
 from plansmith.planning import HEURISTICS, PlanOptions, ground, solve
@@ -375,15 +374,19 @@ def test_the_one_fact_per_operator_shortcut_finds_the_same_cuts(prob: Problem, s
             assert _cut_sets(plain, state) == _cut_sets(shortcut, state)
 
 
-SHARED = [("miconic", "task06.pddl"), ("satellite", "task03.pddl"), ("depot", "task02.pddl")]
+# Mid-sized generated tasks (15 to 20 objects), one of each of three domains.
+SUITE_TASKS = [
+    ("miconic", "miconic-8-16-s3"),
+    ("satellite", "satellite-3-6-s3"),
+    ("depot", "depot-3-3-s2"),
+]
 
 
-@pytest.mark.skipif(not BENCHMARKS.is_dir(), reason="../shared/benchmarks/pddl not found")
-@pytest.mark.parametrize(("domain", "name"), SHARED)
-def test_on_shared_tasks_the_two_hmax_passes_agree_and_cuts_are_landmarks(
+@pytest.mark.parametrize(("domain", "name"), SUITE_TASKS)
+def test_on_suite_tasks_the_two_hmax_passes_agree_and_cuts_are_landmarks(
     domain: str, name: str
 ) -> None:
-    task = ground(load_benchmark(domain, name))
+    task = ground(suite.load(suite.task(domain, name)))
     states = _random_states(task, 7, 6)
     loop, masks = _values_both_ways(task, states)
     assert loop == masks
@@ -394,15 +397,24 @@ def test_on_shared_tasks_the_two_hmax_passes_agree_and_cuts_are_landmarks(
         assert _cut_sets(plain, state) == _cut_sets(_Relaxed(task), state)
 
 
-OPTIMAL = [("depot", "task02.pddl", 15), ("satellite", "task05.pddl", 15)]
+# Built so that the optimal length is known (see the generators in tests/_pddl_suite.py).
+OPTIMAL = [
+    ("depot", "shipment-3", 13),
+    ("satellite", "tour-6", 14),
+    ("logistics", "relay-2", 15),
+    ("gripper", "gripper-5", 15),
+]
 
 
-@pytest.mark.skipif(not BENCHMARKS.is_dir(), reason="../shared/benchmarks/pddl not found")
 @pytest.mark.parametrize(("domain", "name", "optimal"), OPTIMAL)
-def test_astar_with_lmcut_finds_the_optimal_length_of_shared_tasks(
+def test_astar_with_lmcut_finds_the_optimal_length_of_suite_tasks(
     domain: str, name: str, optimal: int
 ) -> None:
-    problem_ = load_benchmark(domain, name)
+    task = suite.task(domain, name)
+    assert task.optimal == optimal
+    problem_ = suite.load(task)
+    grounded = ground(problem_)
+    assert lmcut(grounded)(grounded.init)[0] <= optimal
     result = solve(problem_, PlanOptions(search="astar", heuristic="lmcut"))
     assert result.cost == len(result.actions) == optimal
     assert replays(problem_, result.actions)

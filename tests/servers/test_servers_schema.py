@@ -13,7 +13,11 @@ from _schemas import ROOT, errors, formats_md_example, schema
 from plansmith.errors import ServerConfigError
 from plansmith.servers import parse_servers
 
-SHIPPED = sorted((ROOT / "src" / "plansmith" / "domains").glob("**/servers.json"))
+SHIPPED = sorted(
+    path
+    for folder in ("domains", "examples")
+    for path in (ROOT / "src" / "plansmith" / folder).glob("**/servers.json")
+)
 ENV = {
     "HOME": "/home/u",
     "TOKEN": "t",
@@ -21,6 +25,7 @@ ENV = {
     "PLANSMITH_BIO_INPUTS": "/i",
 }
 ENV |= {"PLANSMITH_CODE_CONFIG": "/c.json"}
+ENV |= {"NOTES_WORKDIR": "/w"}  # examples/notes-to-git
 
 
 def test_schema_describes_every_field() -> None:

@@ -282,3 +282,38 @@ def test_an_error_naming_no_request_is_left_alone_unless_one_request_is_in_fligh
     assert given.message.id == 3
     assert given.message.error.code == -32600
     assert "Invalid Request" in given.message.error.message
+
+
+async def test_an_answer_that_is_not_utf8_fails_its_call_and_no_other(tmp_path: Path) -> None:
+    # ``hold`` is in flight (its progress says the server has it) when ``bad_utf8``'s
+    # answer holds the byte 0xff; the server answers ``hold`` right after that line
+    arrived = anyio.Event()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        arrived.set()
+
+    held: list[ToolResult] = []
+
+    async def hold() -> None:
+        held.append(await pool.call("raw", "hold", {"n": 1}, on_progress=on_progress))
+
+    with (tmp_path / "err.log").open("w") as errlog:
+        async with ServerPool(sh.servers(raw()), errlog=errlog, mode="legacy") as pool:
+            with anyio.fail_after(30):
+                await pool.start()
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(hold)
+                    await arrived.wait()
+                    with pytest.raises(ToolCallError) as failed:
+                        await pool.call("raw", "bad_utf8", {})
+            assert failed.value.error_class == "protocol_error"
+            assert "server 'raw'" in failed.value.message
+            assert "not valid UTF-8 (byte 0xff at character" in failed.value.message, (
+                failed.value.message
+            )
+            assert [r.structured for r in held] == [{"got": {"n": 1}}]
+            with anyio.fail_after(10):  # the same session goes on
+                result = await pool.call("raw", "echo", {"x": 1})
+            assert result.structured == {"got": {"x": 1}}
+            assert pool._conns["raw"].generation == 1

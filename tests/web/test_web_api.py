@@ -217,7 +217,7 @@ def test_cancel_stops_a_running_step_and_records_it(tmp_path: Path) -> None:
         assert events[-1]["reason"] == "stop"  # the runner records the reason given
         detail = client.get(f"/api/runs/{run_id}").json()
         assert detail["steps"][0]["state"] == "cancelled"  # started, cancelled with the run
-        assert client.post(f"/api/runs/{run_id}/cancel").status_code == 409
+        assert client.post(f"/api/runs/{run_id}/cancel", json={}).status_code == 409
 
 
 def test_stopping_the_server_cancels_its_runs_with_that_reason(tmp_path: Path) -> None:
@@ -238,7 +238,10 @@ def test_stopping_the_server_cancels_its_runs_with_that_reason(tmp_path: Path) -
 
 async def test_cancel_of_a_run_awaiting_approval_ends_it(client: httpx.AsyncClient) -> None:
     run = (await client.post("/api/runs", json={"domain": "docs", "problem": "problem-2"})).json()
-    response = await client.post(f"/api/runs/{run['run_id']}/cancel")
+    # bodyless, but sent as JSON (a POST that is not is a 415: test_web_csrf.py)
+    response = await client.post(
+        f"/api/runs/{run['run_id']}/cancel", headers={"Content-Type": "application/json"}
+    )
     assert response.status_code == 202
     detail = (await client.get(f"/api/runs/{run['run_id']}")).json()
     assert detail["status"] == "cancelled"

@@ -124,12 +124,15 @@ def test_ctrl_c_cancels_the_runs_and_ends_their_open_event_streams_promptly(
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
         took = time.monotonic() - t0
-        assert ended.wait(5)
+        assert ended.wait(30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert took < 2.5, took
+    # Promptly means before uvicorn's graceful shutdown (3 s) gave up on the open stream,
+    # which it says on stderr; not a wall-clock bound a busy machine can overrun.
+    assert "timeout graceful shutdown exceeded" not in err, err
+    assert took < 30, took  # not the step's 60 s
     assert proc.returncode in (0, 130, -signal.SIGINT), proc.returncode
     assert "Traceback" not in err, err
     assert "ERROR" not in err, err

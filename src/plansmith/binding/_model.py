@@ -15,13 +15,17 @@ __all__ = ["StepPolicy", "Binding", "Bindings", "ToolSpec", "ToolCatalog", "Boun
 class StepPolicy:
     """How a step runs: its timeout (seconds), extra attempts, idempotency and tier.
 
-    ``tier`` None means: the tier of the domain's action.
+    ``tier`` None means: the tier of the domain's action. ``resend_on_transport_lost``:
+    an attempt whose server died (``transport_lost``) is sent once more after the
+    restart even when ``retries`` is 0 (its idempotency key makes the repeat safe);
+    False leaves ``transport_lost`` to ``retries`` alone.
     """
 
     timeout: float | None = None
     retries: int = 0
     idempotent: bool = False
     tier: Tier | None = None
+    resend_on_transport_lost: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,8 @@ a hint. A source named ``*.json`` is read as strict JSON. The rules (formats.md)
   fails at once), and a value may not contain itself. A duplicate key is an
   error at its second place.
 - ``timeout``: seconds, more than 0, at most a week; ``retries``: 0 to 100;
-  ``idempotent``: a boolean (``yes``/``no`` too); null means the default.
+  ``idempotent`` and ``resend_on_transport_lost``: booleans (``yes``/``no`` too); null
+  means the default.
 - Top-level keys other than ``bindings`` and ``$schema`` belong to the domain
   (the lab's ``flex_mapping``); one that looks like a misspelling is an error.
 
@@ -70,7 +71,17 @@ from plansmith.model import JSONValue
 
 __all__ = ["load_bindings", "parse_bindings"]
 
-_FIELDS = ("server", "tool", "arguments", "outputs", "timeout", "retries", "idempotent", "tier")
+_FIELDS = (
+    "server",
+    "tool",
+    "arguments",
+    "outputs",
+    "timeout",
+    "retries",
+    "idempotent",
+    "tier",
+    "resend_on_transport_lost",
+)
 _TOP_KEYS = ("bindings", "$schema")
 _MAX_EXPANDED = 100_000  # values that aliases and merge keys may add to one file
 _MAX_MERGE_DEPTH = 32
@@ -361,8 +372,18 @@ class _Reader:
         )
         idempotent = given("idempotent", as_truth, "true or false", "write `true` or `false`")
         tier = given("tier", as_tier, "read, write or execute", "write e.g. `tier: read`")
+        resend = given(
+            "resend_on_transport_lost",
+            as_truth,
+            "true or false",
+            "write `false` to leave a lost transport to `retries` alone",
+        )
         return StepPolicy(
-            timeout=timeout, retries=retries or 0, idempotent=bool(idempotent), tier=tier
+            timeout=timeout,
+            retries=retries or 0,
+            idempotent=bool(idempotent),
+            tier=tier,
+            resend_on_transport_lost=resend is not False,
         )
 
     def value(self, node: Node, pointer: str, expanding: bool, depth: int = 0) -> JSONValue:

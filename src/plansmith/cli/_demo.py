@@ -69,6 +69,15 @@ def demo_command(
     blast_fails: Annotated[
         bool, typer.Option(help="bio: make BLAST+ fail at run time, so the run replans.")
     ] = False,
+    lab_python: Annotated[
+        Path | None,
+        typer.Option(
+            "--lab-python",
+            help="lab and bio-opentrons: the python of a venv with opentrons 9.1.2 and mcp "
+            "1.9.4 (default: $PLANSMITH_LAB_PYTHON, .venv-lab in a checkout, else one built "
+            "in the user cache directory on first use; see docs/lab.md).",
+        ),
+    ] = None,
 ) -> None:
     """Plan PCR prep and run it on the Opentrons simulator (`lab`), or plan a shipped example."""
     if example == "bio":
@@ -87,10 +96,15 @@ def demo_command(
                     channels=channels,
                     cycles=cycles,
                     home=home.resolve(),
+                    lab_python=lab_python,
                 )
             else:
                 ok = run_bio_opentrons_demo(
-                    _console(), scenario=scenario, tip_racks=tip_racks, home=home.resolve()
+                    _console(),
+                    scenario=scenario,
+                    tip_racks=tip_racks,
+                    home=home.resolve(),
+                    lab_python=lab_python,
                 )
         except ValueError as error:  # an option out of range
             raise InputError(str(error), hint="see `plansmith demo --help`") from None

@@ -48,16 +48,25 @@ def _show_plan(console: Console, plan: Plan, planned_ms: float) -> None:
 
 
 def run_lab_demo(
-    console: Console, *, samples: int, channels: int, cycles: int = 30, home: Path | None = None
+    console: Console,
+    *,
+    samples: int,
+    channels: int,
+    cycles: int = 30,
+    home: Path | None = None,
+    lab_python: Path | None = None,
 ) -> bool:
-    """Plan ``flex-pcr`` and run it through the engine; True if the run succeeded."""
+    """Plan ``flex-pcr`` and run it through the engine; True if the run succeeded.
+
+    ``lab_python``: the lab venv's python (default: found, or built on first use; see
+    ``plansmith.domains.lab.sim.require_lab_venv``)."""
     from plansmith.domains.lab import PCR_DOMAIN, problem_for
     from plansmith.domains.lab.sim import require_lab_venv, run_pcr
     from plansmith.formats import load_domain, parse_problem
     from plansmith.planning._planner import plan as make_plan
 
     text = problem_for(samples, channels, cycles)  # ValueError before any work
-    require_lab_venv(build=True)
+    python = require_lab_venv(build=True, python=lab_python)
     home = home or Path(tempfile.mkdtemp(prefix="plansmith-lab-demo-"))
     home.mkdir(parents=True, exist_ok=True)
     problem_file = home / "problem.yaml"
@@ -67,14 +76,21 @@ def run_lab_demo(
     plan = make_plan(parse_problem(text, load_domain(PCR_DOMAIN)))
     _show_plan(console, plan, (time.perf_counter() - started) * 1000)
     run = _with_progress(
-        console, len(plan.steps), lambda on: run_pcr(problem_file, home=home, subscribe=on)
+        console,
+        len(plan.steps),
+        lambda on: run_pcr(problem_file, home=home, subscribe=on, lab_python=python),
     )
     _report(console, run, home)
     return run.stats.state == "succeeded"
 
 
 def run_bio_opentrons_demo(
-    console: Console, *, scenario: int, tip_racks: int, home: Path | None = None
+    console: Console,
+    *,
+    scenario: int,
+    tip_racks: int,
+    home: Path | None = None,
+    lab_python: Path | None = None,
 ) -> bool:
     """Plan GTPyhop's ``bio_opentrons`` scenario, map it to a Flex and run it; True if it
     succeeded (``tip_racks=1``: the tips run out and a replan replaces the rack)."""
@@ -82,7 +98,7 @@ def run_bio_opentrons_demo(
 
     if not 1 <= scenario <= len(SCENARIOS) or tip_racks not in (1, 2):
         raise ValueError(f"scenario must be 1 to {len(SCENARIOS)} and tip racks 1 or 2")
-    require_lab_venv(build=True)
+    python = require_lab_venv(build=True, python=lab_python)
     home = home or Path(tempfile.mkdtemp(prefix="plansmith-lab-demo-"))
     name = SCENARIOS[scenario - 1]
     console.rule(f"[bold]plansmith demo bio-opentrons: {name}, {tip_racks} tip rack(s)")
@@ -92,7 +108,7 @@ def run_bio_opentrons_demo(
     run = _with_progress(
         console,
         len(plan.steps),
-        lambda on: run_bio(name, home=home, subscribe=on, tip_racks=tip_racks),
+        lambda on: run_bio(name, home=home, subscribe=on, tip_racks=tip_racks, lab_python=python),
     )
     console.print("[bold]names mapped to the Flex:[/bold]")
     for line in run.mappings:

@@ -50,8 +50,12 @@ def plan_gtpyhop_folder(
     """Plan problem ``problem_name`` of a GTPyhop folder (``domain.py`` + ``problems.py``).
 
     The domain's own prints go to stderr, so that ``--format json`` stays pure JSON.
+    The domain's ``import gtpyhop`` gets plansmith's stand-in; should its code import
+    the real GTPyhop all the same (while it plans), its import banner is turned off
+    (``GTPYHOP_QUIET``, unless set): plansmith's output stays plansmith's.
     """
     import contextlib
+    import os
     import sys
     import time
 
@@ -64,9 +68,16 @@ def plan_gtpyhop_folder(
             f"{folder} is a GTPyhop folder: its problems come from problems.py",
             hint=f"drop {problem} and name the problem with --problem NAME",
         )
-    with contextlib.redirect_stdout(sys.stderr):
-        domain, chosen = load_gtpyhop_package(folder, problem_name, stand_in=gtpyhop)
-        return plan_python(domain, chosen, options, clock=time.process_time)
+    quiet = "GTPYHOP_QUIET" not in os.environ
+    if quiet:  # one command, one thread: set for the load and the search only
+        os.environ["GTPYHOP_QUIET"] = "true"
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            domain, chosen = load_gtpyhop_package(folder, problem_name, stand_in=gtpyhop)
+            return plan_python(domain, chosen, options, clock=time.process_time)
+    finally:
+        if quiet:
+            os.environ.pop("GTPYHOP_QUIET", None)
 
 
 def write_atomically(path: Path, text: str) -> None:

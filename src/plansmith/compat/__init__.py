@@ -1,9 +1,24 @@
 """Compatibility modules: other planners' APIs, run by plansmith.
 
 ``plansmith.compat.gtpyhop`` provides GTPyhop 2.0.2's API, so that GTPyhop
-domain packages plan under plansmith unchanged.
+domain packages plan under plansmith unchanged. It is imported on first use (when a
+GTPyhop domain is loaded), not with this package: a server that loads none never
+imports it.
 """
 
-from plansmith.compat import gtpyhop
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from plansmith.compat import gtpyhop
 
 __all__ = ["gtpyhop"]
+
+
+def __getattr__(name: str) -> object:
+    """``plansmith.compat.gtpyhop``, imported the first time it is read (PEP 562)."""
+    if name == "gtpyhop":
+        return importlib.import_module("plansmith.compat.gtpyhop")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

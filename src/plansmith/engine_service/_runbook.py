@@ -77,12 +77,16 @@ class RunBook:
         def same_plan(event: Event) -> None:
             # raised from the PlanReady emit: the engine stops before approving or calling
             if isinstance(event, PlanReady) and event.plan_hash != record.plan_hash:
-                raise ExecutionError(
+                error = ExecutionError(
                     f"the engine planned {event.plan_hash}, not the approved "
                     f"{record.plan_hash}; nothing was run",
                     location=Location(step=record.run_id),
                     hint="a domain or problem file changed since make_plan: plan again",
                 )
+                # recorded before the engine writes RunFinished: a status read while
+                # the run's tool servers close says failed, and why (the same text after)
+                record.error = f"{type(error).__name__}: {error}"
+                raise error
 
         try:
             outcome = await self.engine.run(

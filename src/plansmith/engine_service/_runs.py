@@ -25,7 +25,12 @@ class RunRecord:
 
 
 def run_status(record: RunRecord, log: RunLog) -> RunStatus:
-    """State, progress, steps in flight, failures and replans, from the log (pure fold)."""
+    """State, progress, steps in flight, failures and replans, from the log (pure fold).
+
+    State and error are taken together: a run the log has finished ``failed`` or
+    ``cancelled`` has the error its task recorded, or, until the task has (its tool
+    servers still closing), the reason of the log's ``RunFinished``; never a terminal
+    state with no error while the record catches up."""
     try:
         state = fold(record.run_id, log.events(record.run_id))
     except RunNotFoundError:
@@ -39,8 +44,11 @@ def run_status(record: RunRecord, log: RunLog) -> RunStatus:
     live = {k: v for k, v in state.states.items() if v is not StepState.DROPPED}
     done = sum(1 for v in live.values() if v is StepState.SUCCEEDED)
     total = len(live)
+    error = record.error
     if state.finished is not None:
         name = state.finished
+        if error is None and name in ("failed", "cancelled"):
+            error = state.finished_reason
     elif task_done:
         name = "cancelled" if record.cancel_reason is not None else "failed"
     else:
@@ -55,5 +63,5 @@ def run_status(record: RunRecord, log: RunLog) -> RunStatus:
         in_flight=tuple(k for k, v in live.items() if v is StepState.RUNNING),
         failures=tuple(dict.fromkeys([*state.failed_all, *state.failed_pending])),
         replans=state.replans,
-        error=record.error,
+        error=error,
     )

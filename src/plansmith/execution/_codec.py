@@ -12,6 +12,8 @@ __all__ = ["bound_to_dict", "bound_from_dict"]
 
 
 _T = TypeVar("_T")
+#: a policy key written only when false (see ``StepPolicy.resend_on_transport_lost``)
+_RESEND = "resend_on_transport_lost"
 
 
 class _Sharing:
@@ -90,6 +92,8 @@ def bound_to_dict(bound: BoundPlan) -> dict[str, JSONValue]:
                     "retries": s.policy.retries,
                     "idempotent": s.policy.idempotent,
                     "tier": s.policy.tier.value if s.policy.tier else None,
+                    # written only when off: the default (and older logs) say nothing
+                    **({} if s.policy.resend_on_transport_lost else {_RESEND: False}),
                 },
                 "tier": s.tier.value,
                 "after": list(s.after),
@@ -131,6 +135,8 @@ def bound_from_dict(data: dict[str, JSONValue]) -> BoundPlan:
                         retries=int(cast(int, policy.get("retries") or 0)),
                         idempotent=bool(policy.get("idempotent")),
                         tier=Tier(str(tier)) if tier else None,
+                        # absent (the default, an older log) or true: on
+                        resend_on_transport_lost=policy.get(_RESEND) is not False,
                     )
                 ),
                 tier=Tier(str(raw.get("tier", "write"))),

@@ -6,7 +6,7 @@ in memory. A run keeps a few objects alive per step, so full collections come of
 during a long run, and each one walks the whole heap again: a 20 000-step chain over
 a fake invoker (``bench/bench_executor.py --long``) cost 21.6 to 22.4 µs a step of
 runner CPU with the heap as it is against 13.1 to 13.6 µs with it frozen (see
-docs/benchmarks.md, Executor).
+docs/benchmarks-archive.md, Executor).
 
 ``frozen_heap`` freezes the heap (``gc.freeze``) when the first run of the process
 starts, so that full collections during runs walk only what the runs made, and

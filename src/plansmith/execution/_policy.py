@@ -9,17 +9,29 @@ from plansmith.execution._invoker import ErrorClass
 __all__ = ["should_retry", "backoff_delay"]
 
 
-def should_retry(error: ToolCallError, attempt: int, policy: StepPolicy) -> bool:
+def should_retry(
+    error: ToolCallError, attempt: int, policy: StepPolicy, *, keyed: bool = True
+) -> bool:
     """Whether attempt ``attempt`` (1-based), which failed with ``error``, is tried again.
 
     transport lost: always (the pool reconnects or restarts the server), unless the
-    pool gave the server up (``final``); timeout: if the step is idempotent or reported
-    progress; tool error: if the server marked it retryable; protocol and extraction
-    errors: never.
+    pool gave the server up (``final``), and even with no ``retries`` left once: the
+    first attempt is re-sent after the restart when the call carried an idempotency key
+    (``keyed``) and the policy's ``resend_on_transport_lost`` is on (the default);
+    timeout: if the step is idempotent or reported progress; tool error: if the server
+    marked it retryable; protocol and extraction errors: never.
     """
-    if attempt > policy.retries or error.final:
+    if error.final:
         return False
     kind = error.error_class
+    if attempt > policy.retries:
+        # the one re-send of a lost transport that ``retries: 0`` still gets
+        return (
+            attempt == 1
+            and kind == ErrorClass.TRANSPORT_LOST
+            and keyed
+            and policy.resend_on_transport_lost
+        )
     if kind == ErrorClass.TRANSPORT_LOST:
         return True
     if kind == ErrorClass.TIMEOUT:

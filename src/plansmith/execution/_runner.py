@@ -11,7 +11,7 @@ flusher with the other events of the same turn of the event loop, and before the
 ends). A chain commits once a step.
 
 (Over 500 lines: the per-step path, ``_attempt`` to ``_dispatch``, is tuned as a whole
-against a raw SDK loop, see docs/benchmarks.md, Executor; splitting it would add a call
+against a raw SDK loop, see docs/benchmarks-archive.md, Executor; splitting it would add a call
 per step.)
 """
 

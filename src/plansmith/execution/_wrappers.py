@@ -155,7 +155,7 @@ class RetryInvoker:
         this = call
         while True:
             self.attempt = attempt
-            if not should_retry(error, attempt, self.policy):
+            if not should_retry(error, attempt, self.policy, keyed=bool(call.key)):
                 raise error
             delay = backoff_delay(attempt)
             await self.on_retry(this, error, delay)

@@ -14,8 +14,9 @@ that dies mid-call is ``transport_lost`` (the pool sets the scheduler's
 ``allowed-failures`` to 0, so Dask reports the death instead of running the call again
 behind the engine's back), and the runner's retry rule calls again with the same key. A
 call for a server that no worker hosts waits ``worker_wait`` seconds for one to join,
-then fails ``transport_lost`` with that reason (so with retries the run waits up to
-``(retries + 1) * worker_wait``, then fails, saying which resource is missing).
+then fails ``transport_lost`` with that reason (so the run waits up to
+``(max(retries, 1) + 1) * worker_wait``, a lost transport being re-sent once by default,
+then fails, saying which resource is missing).
 
 ``distributed`` is imported only when a pool connects (the ``dask`` extra).
 """

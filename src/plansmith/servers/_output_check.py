@@ -1,7 +1,7 @@
 """Each tool's structured output against its ``outputSchema``, by a compiled validator.
 
 The SDK's ``call_tool`` checks every result with python-jsonschema (about 19 µs of a
-130 µs in-memory call, measured in a run: docs/benchmarks.md, Executor). The pool sends
+130 µs in-memory call, measured in a run: docs/benchmarks-archive.md, Executor). The pool sends
 ``tools/call`` itself (``ClientSession.send_request``) and asks this module first: a
 jsonschema-rs validator, compiled once per tool and server start, answers in about
 0.2 µs (``bench_executor.py --parts``). It only ever says yes for the SDK: when it

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import sys
 from collections import deque
 from collections.abc import Mapping
@@ -31,6 +32,7 @@ from mcp.types import (
     CONNECTION_CLOSED,
     HEADER_MISMATCH,
     INTERNAL_ERROR,
+    PARSE_ERROR,
     REQUEST_TIMEOUT,
     CallToolRequest,
     CallToolRequestParams,
@@ -245,8 +247,15 @@ class ServerPool:
             env = dict(os.environ) if config.inherit_env else {}
             env.update(config.env)
             params = StdioServerParameters(
-                command=config.command, args=list(config.args), env=env, cwd=config.cwd
+                command=_program(config.command, env),
+                args=list(config.args),
+                env=env,
+                cwd=config.cwd,
             )
+            # Bytes that are not UTF-8 are read as lone surrogates (not refused by the SDK's
+            # "strict" decoder, whose error ends its reader and leaves every call waiting):
+            # the line then fails to parse, and fails its own call (_unreadable).
+            params = params.model_copy(update={"encoding_error_handler": "surrogateescape"})
             # a response line the SDK cannot read fails its call (not a hang): _unreadable
             return answer_unreadable(stdio_client(params, errlog=self.errlog or _stderr())), None
         assert isinstance(config, HttpServer)
@@ -393,9 +402,10 @@ class ServerPool:
                             ErrorClass.TRANSPORT_LOST, f"server {server!r}: {text}"
                         ) from None
                     raise ToolCallError(ErrorClass.PROTOCOL_ERROR, f"{tool}: {text}") from None
-                raise ToolCallError(
-                    ErrorClass.PROTOCOL_ERROR, f"{tool}: error {error.code}: {error.message}"
-                ) from None
+                said = f"error {error.code}: {error.message}"
+                if error.code == PARSE_ERROR:  # an answer unreadable (or a request): whose
+                    said = f"server {server!r}: {said}"
+                raise ToolCallError(ErrorClass.PROTOCOL_ERROR, f"{tool}: {said}") from None
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as error:
                 alive = await self._lost(conn, generation)
                 raise self._dead(conn, f"server {server!r}: {_describe(error)}", alive) from None
@@ -440,6 +450,16 @@ def _stderr() -> TextIO:
     except (AttributeError, OSError, ValueError):
         return sys.__stderr__ or sys.stderr
     return sys.stderr
+
+
+def _program(command: str, env: Mapping[str, str]) -> str:
+    """``command``, or, for a bare name that is not on the server's PATH, the program of
+    that name beside this Python (its venv's ``bin``: ``plansmith-code``, ``plansmith-lab``
+    and ``plansmith-bio`` of a plansmith whose venv is not activated)."""
+    if os.sep in command or shutil.which(command, path=env.get("PATH") or os.environ.get("PATH")):
+        return command
+    beside = os.path.join(os.path.dirname(sys.executable), command)
+    return beside if os.path.isfile(beside) and os.access(beside, os.X_OK) else command
 
 
 def _start_hint(

@@ -15,6 +15,13 @@ pool reports as a ``protocol_error`` (not retried); other calls on the server go
 A line that names no request (a banner, a stray ``print``, a request from the server)
 is passed on as before: logged in one line, and dropped.
 
+A line that is not UTF-8 is one of these. The pool has the SDK's stdio transport decode
+with ``surrogateescape`` (its default, ``strict``, raises in the transport's reader, which
+then only drains the server's output: no answer reaches the session again, and every call
+in flight, healthy or not, waits for its timeout). Each byte that is not UTF-8 is then a
+lone surrogate, which the SDK's parser refuses: the line fails its own call, saying which
+byte is at fault, and the answers after it are read as before.
+
 An error the server sends with ``"id": null`` (JSON-RPC's answer to a request it could not
 read: a parse error, an invalid request) names no request either, and the SDK drops it,
 so the call it answers would wait for ever too. The wrapped streams keep the ids of the
@@ -49,6 +56,8 @@ __all__ = ["answer_unreadable", "response_id"]
 #: a literal, or garbage); whitespace between them is skipped by ``finditer``
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
 _MOST = 300  # characters of the parser's complaint kept in the error
+#: a byte that is not UTF-8, as the ``surrogateescape`` error handler reads it
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
 
 
 def response_id(line: str) -> int | str | None:
@@ -147,6 +156,11 @@ def answered(item: Exception) -> SessionMessage | Exception:
     request = response_id(line)
     if request is None:
         return item
+    bad = _NOT_UTF8.search(line)
+    if bad is not None:  # read with surrogateescape: each such byte is a lone surrogate
+        said = (
+            f"not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} at character {bad.start()})"
+        )
     if len(said) > _MOST:
         said = said[: _MOST - 1] + "…"
     message = f"the server's answer could not be read: {said or type(item).__name__}"

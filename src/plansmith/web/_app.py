@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from plansmith.engine import Engine
@@ -18,6 +18,7 @@ from plansmith.web._controller import Controller
 from plansmith.web._errors import install_error_handlers
 from plansmith.web._hosts import LoopbackHostMiddleware
 from plansmith.web._pages import pages_router
+from plansmith.web._same_origin import same_origin_only
 from plansmith.web._settings import LOOPBACK_HOSTS, WebSettings
 
 __all__ = ["create_app", "STATIC_DIR"]
@@ -32,7 +33,8 @@ def create_app(
     """A web app over an engine (or one made from ``settings.home``).
 
     On a loopback host it answers only to loopback host names (against DNS rebinding;
-    any other ``Host`` is refused with the JSON error body, a 400).
+    any other ``Host`` is refused with the JSON error body, a 400). A state-changing
+    request from another site is a 403, one not sent as JSON a 415 (``_same_origin``).
     Stopping the app cancels the runs it drives (they record it) and closes the log.
     """
     if isinstance(engine_or_settings, WebSettings):
@@ -64,6 +66,7 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,  # the Swagger and ReDoc pages load scripts from a CDN
         redoc_url=None,
+        dependencies=[Depends(same_origin_only)],  # against CSRF: before every operation
     )
     app.state.controller = controller
     if settings.host in LOOPBACK_HOSTS:

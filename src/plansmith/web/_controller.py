@@ -43,11 +43,20 @@ from plansmith.web._catalog import (
     problem_file,
 )
 from plansmith.web._feed import Feed
-from plansmith.web._gtpyhop import gtpyhop_problem_names, plan_gtpyhop
 from plansmith.web._settings import WebSettings
 from plansmith.web._views import RunView, fold_view
 
 __all__ = ["Controller"]
+
+
+def _gtpyhop_problem_names(folder: Path) -> tuple[str, ...]:
+    """The problems of a GTPyhop folder. The GTPyhop layer is imported here, when the
+    served domains hold such a folder, not with the web app: a server without one never
+    imports it."""
+    from plansmith.web._gtpyhop import gtpyhop_problem_names  # noqa: PLC0415
+
+    return gtpyhop_problem_names(folder)
+
 
 _KEEP_FEEDS = 64
 _KEEP_SUMMARIES = 4096  # finished runs' entries of the runs list
@@ -92,7 +101,7 @@ class Controller:
         s = self.settings
         if s.domains is None:
             return domain_entries(shipped_domain_dirs(), s.servers, s.bindings)
-        return find_domains(s.domains, s.servers, s.bindings, gtpyhop_problem_names)
+        return find_domains(s.domains, s.servers, s.bindings, _gtpyhop_problem_names)
 
     def entry(self, domain: str) -> DomainEntry:
         entry = find_domain(self.domains(), domain)
@@ -120,6 +129,8 @@ class Controller:
         entry = self.entry(domain)
         path = problem_file(entry, problem)
         if entry.gtpyhop:
+            from plansmith.web._gtpyhop import plan_gtpyhop  # noqa: PLC0415 - see below
+
             return await anyio.to_thread.run_sync(lambda: plan_gtpyhop(entry.folder, problem))
         return await anyio.to_thread.run_sync(
             lambda: make_plan(load_problem_files(entry.domain, path))

@@ -4,7 +4,9 @@ Every error body is built by ``error_response``, so it always has the five keys
 ``type``, ``message``, ``location``, ``hint`` and ``details`` (null or empty where
 there is nothing to say). Input errors are 422 (a missing run is 404), planning
 failures 422, a request the run's state does not allow now 409, a server that does not
-start 424, a missing token 401 (and a foreign ``Host`` 400, see ``_hosts``). Anything
+start 424, a missing token 401 (and a foreign ``Host`` 400, see ``_hosts``; a
+cross-site state-changing request 403 and one not sent as JSON 415, see
+``_same_origin``, raised as ``RequestRefusedError``). Anything
 else is a 500 with a short body and no traceback.
 
 A request for a page (any path outside ``/api/``) gets the same error as an HTML page
@@ -39,6 +41,7 @@ from plansmith.web._html import html_page
 __all__ = [
     "ErrorBody",
     "ErrorOut",
+    "RequestRefusedError",
     "error_response",
     "is_page_request",
     "install_error_handlers",
@@ -83,8 +86,29 @@ class ErrorOut(BaseModel):
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (400, 401, 404, 409, 422, 424)
+    code: {"model": ErrorOut} for code in (400, 401, 403, 404, 409, 415, 422, 424)
 }
+
+
+class RequestRefusedError(Exception):
+    """A request the app refuses before its operation runs, answered with ``status``
+    and the usual error body (``kind`` is its ``type``)."""
+
+    def __init__(
+        self,
+        status: int,
+        kind: str,
+        message: str,
+        *,
+        location: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.message = message
+        self.location = location
+        self.hint = hint
 
 
 def status_for(error: PlansmithError) -> int:
@@ -188,6 +212,17 @@ def install_error_handlers(app: FastAPI) -> None:
             request=request,
         )
 
+    async def refused(request: Request, error: Exception) -> Response:
+        assert isinstance(error, RequestRefusedError)
+        return error_response(
+            error.status,
+            error.kind,
+            error.message,
+            location=error.location,
+            hint=error.hint,
+            request=request,
+        )
+
     async def internal_error(request: Request, error: Exception) -> Response:
         return error_response(
             500,
@@ -200,4 +235,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(PlansmithError, plansmith_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(RequestRefusedError, refused)
     app.add_exception_handler(Exception, internal_error)

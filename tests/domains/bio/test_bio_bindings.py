@@ -48,7 +48,8 @@ def test_every_tool_has_structured_output_naming_its_backend(tmp_path: Path) -> 
 def test_servers_json_starts_the_server_module() -> None:
     config = json.loads((DOMAIN_DIR / "servers.json").read_text())
     bio = config["mcpServers"]["bio"]
-    assert bio["args"] == ["-m", "plansmith.domains.bio.server"]
+    # the console script, found on PATH or beside plansmith's python (servers/_pool.py)
+    assert (bio["command"], bio["args"]) == ("plansmith-bio", [])
     assert set(bio["env"]) == {"PLANSMITH_BIO_RUN_ROOT", "PLANSMITH_BIO_INPUTS"}
 
 

@@ -50,7 +50,7 @@ def test_a_langgraph_agent_plans_approves_runs_and_reports_through_mcp(tmp_path:
             "code",
             "diagnose(suite)",
         ],
-        cwd=ROOT,  # the domain's servers.json starts .venv/bin/python from the repository root
+        cwd=ROOT,  # the domain's servers.json starts plansmith-code (on PATH, see env)
         env=env,
         capture_output=True,
         text=True,

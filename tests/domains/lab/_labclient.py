@@ -15,9 +15,11 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 
 from plansmith.domains.lab import LAB_DIR, SERVER_SCRIPT
+from plansmith.domains.lab._labenv import find_lab_python
 
 ROOT = Path(__file__).resolve().parents[3]
-LAB_PYTHON = ROOT / ".venv-lab" / "bin" / "python"
+# $PLANSMITH_LAB_PYTHON, else .venv-lab of this checkout (the same lookup as plansmith's)
+LAB_PYTHON = find_lab_python()[0]
 KEY = "io.plansmith/idempotency-key"
 
 

@@ -100,12 +100,28 @@ def test_servers_json_starts_the_three_roles_over_one_robot() -> None:
     assert sorted(servers) == sorted(ROLES)
     robots = set()
     for role, entry in servers.items():
-        assert entry["command"] == ".venv-lab/bin/python"
-        script, *options = entry["args"]
-        assert SERVER_SCRIPT.as_posix().endswith(script)
+        # the launcher beside plansmith's python: it finds (or builds) the lab venv and
+        # runs the installed package's server.py with it, from any directory
+        assert entry["command"] == "plansmith-lab"
+        options = entry["args"]
         assert options[options.index("--role") + 1] == role
         robots.add(options[options.index("--robot") + 1])
     assert len(robots) == 1
+
+
+def test_plansmith_lab_is_the_launcher_of_the_server_script() -> None:
+    from importlib.metadata import entry_points
+
+    from plansmith.domains.lab import _launch
+
+    (script,) = entry_points(group="console_scripts", name="plansmith-lab")
+    assert script.value == "plansmith.domains.lab._launch:main"
+    assert _launch.SERVER_SCRIPT == SERVER_SCRIPT
+    assert _launch._split(["--lab-python", "/x/python", "--role", "liquid"]) == (
+        "/x/python",
+        ["--role", "liquid"],
+    )
+    assert _launch._split(["--lab-python=/y", "--robot", "r"]) == ("/y", ["--robot", "r"])
 
 
 def test_the_server_script_imports_nothing_but_the_standard_library() -> None:

@@ -14,7 +14,8 @@ succeeds); ``COUNTER_HOLD_AFTER=N`` (the calls of ``work`` after this process's 
 logged, then never return: a run cannot finish before a test kills its engine) with
 ``COUNTER_HOLD_ONCE`` (a file: the first held call creates it, which tells the test that
 a call is held; a server that finds it already there holds nothing, so a restarted server
-serves every call).
+serves every call) and ``COUNTER_KILL_HELD=K`` (once K calls are held, the server kills
+itself with SIGKILL: a crash with those K calls in flight).
 
 Usage: ``python counter_server.py`` (stdio), ``python counter_server.py http PORT``
 (streamable HTTP at /mcp) or ``python counter_server.py sse PORT`` (HTTP+SSE at /sse).
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from typing import Any
 
@@ -45,6 +47,7 @@ class _Hold:
 
     calls = 0
     holding: bool | None = None
+    held = 0
 
 
 def _key(ctx: Context) -> str | None:
@@ -76,6 +79,9 @@ async def _hold_if_asked() -> None:
             with open(marker, "w", encoding="utf-8") as f:
                 f.write("held\n")
     if _Hold.holding:
+        _Hold.held += 1
+        if _Hold.held == int(os.environ.get("COUNTER_KILL_HELD", "0")):
+            os.kill(os.getpid(), signal.SIGKILL)
         await anyio.sleep_forever()
 
 

@@ -10,7 +10,11 @@ event, server, name, key, meta, pid, ppid); ``DASK_ECHO_NAME`` (the server's nam
 log); ``DASK_ECHO_HOLD`` (a ``work`` name that blocks, after logging ``start``, until
 the process's parent dies: the test kills the worker there) and ``DASK_ECHO_HOLD_MARKER``
 (a file: the hold happens only while it does not exist, and creates it, so the call made
-again on a replacement worker finishes).
+again on a replacement worker finishes); ``DASK_ECHO_OVERLAP`` (a number N: each ``work``
+call, after logging ``start``, waits until the log, which every server process of the
+test shares, has shown N calls in flight at once, so a limit test sees its overlap for
+sure; after ``DASK_ECHO_OVERLAP_DEADLINE`` seconds, default 60, it logs ``alone`` and
+goes on, and the test fails saying so).
 """
 
 from __future__ import annotations
@@ -59,11 +63,39 @@ async def _hold(name: str) -> None:
     os._exit(0)  # orphaned: the worker that drove this call is dead
 
 
+def _most_in_flight(path: str) -> int:
+    """The most ``work`` calls the shared log has shown in flight at once."""
+    now = most = 0
+    with open(path, encoding="utf-8") as f:
+        for text in f:
+            try:
+                event = json.loads(text)["event"]
+            except (ValueError, KeyError):  # a line another process is writing
+                continue
+            now += {"start": 1, "end": -1}.get(event, 0)
+            most = max(most, now)
+    return most
+
+
+async def _overlap(name: str, ctx: Context) -> None:
+    """Wait until the log has shown ``DASK_ECHO_OVERLAP`` calls in flight at once."""
+    want = int(os.environ.get("DASK_ECHO_OVERLAP", "0"))
+    path = os.environ.get("DASK_ECHO_LOG")
+    if want < 2 or not path:
+        return
+    with anyio.move_on_after(float(os.environ.get("DASK_ECHO_OVERLAP_DEADLINE", "60"))):
+        while _most_in_flight(path) < want:
+            await anyio.sleep(0.01)
+        return
+    _log("alone", name, ctx)
+
+
 @server.tool()
 async def work(name: str, ctx: Context, seconds: float = 0.0) -> dict[str, Any]:
     """Log, hold if asked, sleep ``seconds``, log again, return who did it."""
     _log("start", name, ctx)
     await _hold(name)
+    await _overlap(name, ctx)
     if seconds:
         await anyio.sleep(seconds)
     _log("end", name, ctx)

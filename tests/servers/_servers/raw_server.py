@@ -8,7 +8,9 @@ literals ``NaN``, ``Infinity`` and ``1e400`` in the structured content, as
 ``json.dumps`` writes them), ``nan_typed`` (``{"v": NaN}``, with an outputSchema whose ``v``
 is a number), ``banner`` (a line that is not JSON-RPC before its answer), ``garbled`` (no
 answer but a parse error with ``"id": null``, as a server that could not read the request
-writes).
+writes), ``hold`` (no answer yet: a progress notification says it arrived, when the call
+asked for progress), ``bad_utf8`` (an answer whose line holds the byte 0xff, which is not
+UTF-8, then the answers of the calls ``hold`` kept, each one its arguments).
 Standard library only.
 """
 
@@ -20,7 +22,7 @@ from typing import Any
 
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object", "additionalProperties": True}}
-    for name in ("echo", "deep", "nan", "banner", "garbled")
+    for name in ("echo", "deep", "nan", "banner", "garbled", "hold", "bad_utf8")
 ] + [
     {
         "name": "nan_typed",
@@ -30,17 +32,42 @@ TOOLS = [
 ]
 
 
+#: the calls ``hold`` has not answered yet: their ids and arguments
+_held: list[tuple[Any, dict[str, Any]]] = []
+
+
 def write(line: str) -> None:
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
+
+
+def write_bytes(line: bytes) -> None:
+    sys.stdout.buffer.write(line + b"\n")
+    sys.stdout.buffer.flush()
 
 
 def answer(request_id: Any, result: dict[str, Any]) -> None:
     write(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}))
 
 
-def call(request_id: Any, name: str, arguments: dict[str, Any]) -> None:
+def call(request_id: Any, name: str, arguments: dict[str, Any], meta: dict[str, Any]) -> None:
     text = [{"type": "text", "text": "ok"}]
+    if name == "hold":
+        _held.append((request_id, arguments))
+        token = meta.get("progressToken")
+        if token is not None:
+            params = {"progressToken": token, "progress": 0}
+            write(
+                json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+            )
+        return
+    if name == "bad_utf8":
+        head = f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":{{"content":'
+        write_bytes(head.encode() + b'[{"type":"text","text":"caf\xff"}]}}')
+        for held, given in _held:
+            answer(held, {"content": text, "structuredContent": {"got": given}})
+        _held.clear()
+        return
     if name == "deep":
         depth = int(arguments.get("depth", 300))
         nested = '{"k":' * depth + "1" + "}" * depth
@@ -96,7 +123,9 @@ def main() -> None:
             answer(request_id, {"tools": TOOLS})
         elif method == "tools/call":
             params = message["params"]
-            call(request_id, params["name"], params.get("arguments") or {})
+            call(
+                request_id, params["name"], params.get("arguments") or {}, params.get("_meta") or {}
+            )
         else:
             write(
                 json.dumps(

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from plansmith.domains.code._errors import RefusedError, os_failure
 from plansmith.domains.code._paths import Resolved, git_refusal, link_out_refusal
 
 __all__ = ["MAX_LINKS", "beneath", "open_beneath", "stat_beneath"]
@@ -58,6 +59,12 @@ def _into(part: str, folder: int, make: bool) -> int | str:
         return link
 
 
+def _refusal(error: OSError, path: str) -> RefusedError:
+    failure = os_failure(error, path)
+    assert isinstance(failure, RefusedError)
+    return failure
+
+
 def _inside_root(link: str, root: Path) -> list[str] | None:
     """The components of an absolute link's target below ``root``, or None if not below it."""
     names = [p for p in link.split("/") if p not in ("", ".")]
@@ -71,8 +78,9 @@ def beneath(target: Resolved, *, make_folders: bool = False) -> Iterator[tuple[i
 
     ``name`` is ``"."`` when ``target`` is that folder itself. Missing folders on the
     way are made when ``make_folders``. Raises :class:`OSError` as opening would (a
-    missing folder, a file where a folder should be, too many links) and
-    :class:`RefusedError` for a link that leads out of the root or into ``.git``.
+    missing folder, a file where a folder should be) and :class:`RefusedError` for a
+    link that leads out of the root or into ``.git``, and for more than
+    :data:`MAX_LINKS` links on the way (``symlink_loop``: a ``loop -> loop`` link).
     The descriptors are closed on exit.
     """
     folders = [os.open(target.root, _FOLDER)]
@@ -105,7 +113,8 @@ def beneath(target: Resolved, *, make_folders: bool = False) -> Iterator[tuple[i
                 link = last
             links += 1
             if links > MAX_LINKS:
-                raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), target.relative)
+                loop = OSError(errno.ELOOP, os.strerror(errno.ELOOP), target.relative)
+                raise _refusal(loop, target.relative)
             if link.startswith("/"):
                 below = _inside_root(link, target.root)
                 if below is None:

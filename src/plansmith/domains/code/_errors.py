@@ -15,6 +15,7 @@ and whose ``_meta`` carries ``io.plansmith/retryable`` (the executor's retry rul
 
 from __future__ import annotations
 
+import errno
 import json
 from typing import Any
 
@@ -22,7 +23,14 @@ from mcp.types import CallToolResult, TextContent
 
 from plansmith.errors import ExecutionError, InputError, Location, PlansmithError
 
-__all__ = ["RETRYABLE_META_KEY", "RefusedError", "UnavailableError", "error_result", "failure_of"]
+__all__ = [
+    "RETRYABLE_META_KEY",
+    "RefusedError",
+    "UnavailableError",
+    "error_result",
+    "failure_of",
+    "os_failure",
+]
 
 # The same key the executor reads (plansmith.execution.RETRYABLE_META_KEY); repeated
 # here so the server does not import the executor.
@@ -57,6 +65,51 @@ def failure_of(error: BaseException) -> RefusedError | UnavailableError | None:
             return seen
         seen = seen.__cause__ or seen.__context__
     return None
+
+
+#: what the file system's refusals mean to a caller: errno -> (code, what, fix)
+_OS_REFUSALS: dict[int, tuple[str, str, str]] = {
+    errno.ELOOP: (
+        "symlink_loop",
+        "too many levels of symbolic links (a link that leads back to itself)",
+        "name a real file or folder, not a link loop; list_directory shows the links",
+    ),
+    errno.ENOENT: (
+        "not_found",
+        "no such file or folder (it may have been removed while the call ran)",
+        "list_directory shows what exists now; retry if it was being rewritten",
+    ),
+    errno.ENOTDIR: (
+        "not_a_directory",
+        "a part of the path is not a folder (it may have been replaced while the call ran)",
+        "list_directory shows what exists now",
+    ),
+    errno.EISDIR: ("not_a_file", "it is a directory", "name a file"),
+    errno.EACCES: ("permission_denied", "permission denied", "pick another file"),
+    errno.EPERM: ("permission_denied", "operation not permitted", "pick another file"),
+    errno.EROFS: ("permission_denied", "the file system is read-only", "pick another file"),
+    errno.ENAMETOOLONG: ("name_too_long", "the name is too long", "use a shorter path"),
+}
+
+_OS_UNAVAILABLE = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded"}
+
+
+def os_failure(error: OSError, path: str | None = None) -> RefusedError | UnavailableError | None:
+    """The typed error for a file system error the caller can act on (a link loop, a
+    path that vanished or changed while the call ran, no permission, a full disk), or
+    None for any other ``OSError`` (a fault of the server). ``path`` names the file in
+    the caller's terms (the OS's own name may be a temporary file or a descriptor's)."""
+    number = error.errno
+    if number in _OS_UNAVAILABLE:
+        return UnavailableError(
+            "disk_full",
+            f"cannot write {path or 'the file'}: {_OS_UNAVAILABLE[number]}",
+            fix="free some space on the server, then retry",
+        )
+    if number is None or number not in _OS_REFUSALS:
+        return None
+    code, what, fix = _OS_REFUSALS[number]
+    return RefusedError(code, f"{path}: {what}" if path else what, fix=fix, path=path)
 
 
 def _kind(error: PlansmithError) -> str:

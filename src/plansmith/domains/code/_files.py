@@ -14,7 +14,7 @@ import stat
 from contextlib import suppress
 
 from plansmith.domains.code._beneath import beneath, open_beneath
-from plansmith.domains.code._errors import RefusedError
+from plansmith.domains.code._errors import RefusedError, os_failure
 from plansmith.domains.code._paths import Resolved
 
 __all__ = ["MAX_READ_BYTES", "MAX_WRITE_BYTES", "read_bytes", "read_text", "write_bytes", "sha256"]
@@ -79,7 +79,11 @@ def read_text(target: Resolved) -> tuple[str, bytes]:
 
 
 def write_bytes(target: Resolved, data: bytes) -> bool:
-    """Replace (or create) the file atomically; returns whether it was created."""
+    """Replace (or create) the file atomically; returns whether it was created.
+
+    A file system error the caller can act on (a folder on the way removed or replaced
+    while the call runs, no permission, a full disk) is a typed refusal (``os_failure``).
+    """
     if len(data) > MAX_WRITE_BYTES:
         raise RefusedError(
             "content_too_large",
@@ -87,6 +91,16 @@ def write_bytes(target: Resolved, data: bytes) -> bool:
             fix="split the change into edit_file calls",
             path=target.relative,
         )
+    try:
+        return _replace(target, data)
+    except OSError as error:  # a link loop, a folder removed or replaced meanwhile, ...
+        failure = os_failure(error, target.relative)
+        if failure is None:
+            raise
+        raise failure from None
+
+
+def _replace(target: Resolved, data: bytes) -> bool:
     with beneath(target, make_folders=True) as (folder, name):
         try:
             info: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)

@@ -27,7 +27,13 @@ from mcp.types import CallToolResult, TextContent
 from plansmith.domains.code._audit import AuditLog
 from plansmith.domains.code._backpressure import Backpressure
 from plansmith.domains.code._config import ServerConfig
-from plansmith.domains.code._errors import RefusedError, UnavailableError, error_result, failure_of
+from plansmith.domains.code._errors import (
+    RefusedError,
+    UnavailableError,
+    error_result,
+    failure_of,
+    os_failure,
+)
 from plansmith.domains.code._idempotency import key_of
 from plansmith.domains.code._redact import redact, redact_value
 from plansmith.domains.code._sessions import Session, SessionManager
@@ -44,6 +50,22 @@ Body = Callable[[dict[str, Any]], Awaitable[CallToolResult]]
 def current_session() -> Session:
     """The session of the call being served (set by the gate)."""
     return _CURRENT.get()
+
+
+def _os_failure_of(error: BaseException) -> RefusedError | UnavailableError | None:
+    """A file system error no tool typed itself (a link loop, a folder removed while the
+    call ran, ...) as the typed error it means. The tools reach sandbox files relative
+    to a folder's descriptor, so such an error names a relative path (or none); one
+    that names an absolute path is about the server's own files, and stays a fault."""
+    seen: BaseException | None = error  # the SDK wraps what a tool raised: its cause
+    while seen is not None:
+        if isinstance(seen, OSError):
+            name = seen.filename if isinstance(seen.filename, str) else None
+            if name is not None and name.startswith(("/", "..")):
+                return None  # a file of the server's own (its logs): a fault, not a refusal
+            return os_failure(seen, redact(name) if name else None)
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _strict(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -177,7 +199,7 @@ class Gate:
             else:
                 result = await self._admitted(live, tool, arguments, body)
         except Exception as error:  # every failure becomes a structured result
-            failure = failure_of(error)
+            failure = failure_of(error) or _os_failure_of(error)
             if failure is None:
                 _log.exception("tool %s failed unexpectedly", tool)
                 failure = UnavailableError(

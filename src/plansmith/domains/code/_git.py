@@ -2,7 +2,9 @@
 
 Repository hooks, fsmonitor commands, the user's and the system's git config and
 credential prompts are all switched off, so no git call the server makes can run
-a program that a file in the repository names.
+a program that a file in the repository names. Pathspecs are literal
+(``GIT_LITERAL_PATHSPECS=1``): a path is the one file or folder it names, never a
+glob or pathspec magic.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ def git_env(
         "GIT_CONFIG_GLOBAL": os.devnull,
         "GIT_TERMINAL_PROMPT": "0",
         "GIT_OPTIONAL_LOCKS": "0",
+        # every path the server passes is a file's name, never a pattern: no pathspec
+        # magic (`:(top)*`, `:/`) or glob (`*`) can widen it past what was checked
+        "GIT_LITERAL_PATHSPECS": "1",
         "GIT_AUTHOR_NAME": name,
         "GIT_AUTHOR_EMAIL": email,
         "GIT_COMMITTER_NAME": name,

@@ -91,7 +91,12 @@ def _open_folder(target: Resolved) -> int | None:
 
 def list_names(target: Resolved) -> list[str] | None:
     """The names in the folder ``target`` (sorted, without VCS folders), or None."""
-    folder = _open_folder(target)
+    try:
+        folder = _open_folder(target)
+    except RefusedError as error:
+        if error.code == "symlink_loop":
+            return None
+        raise
     if folder is None:
         return None
     try:

@@ -3,9 +3,11 @@
 - ``pcr/domain.yaml``: the ``flex-pcr`` HTN domain; ``problem_for`` writes its problems.
 - ``pcr/bindings.yaml``: every action bound to a tool of the ``plansmith-lab`` server.
 - ``pcr/servers.json``: the server's three roles (movement, liquid, modules) over one robot.
-- ``server.py``: the server. It runs in its own virtual environment (``make lab-venv``
-  builds ``.venv-lab``), because ``opentrons`` pins dependencies that clash with
-  plansmith's; see docs/lab.md.
+- ``server.py``: the server. It runs in its own virtual environment (the pins in
+  ``requirements-lab.txt``), because ``opentrons`` pins dependencies that clash with
+  plansmith's: ``.venv-lab`` in a checkout (``make lab-venv``), else one plansmith builds
+  in the user cache directory (``_labenv``); ``plansmith-lab`` (``_launch``) finds it and
+  starts the server; see docs/lab.md.
 
 Nothing here imports ``opentrons`` or ``mcp`` (the server's type check in its own venv
 reads this package). Running plans on the simulator: ``plansmith.domains.lab.sim``.

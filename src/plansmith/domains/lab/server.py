@@ -1,10 +1,12 @@
 """``plansmith-lab``: an MCP server for an Opentrons Flex on the Opentrons protocol simulator.
 
-It runs in its own virtual environment (``make lab-venv`` builds ``.venv-lab``
-with ``opentrons==9.1.2``, ``mcp==1.9.4`` and ``pydantic<2.12``), so this file
+It runs in its own virtual environment (``requirements-lab.txt``: ``opentrons==9.1.2``,
+``mcp==1.9.4`` and ``pydantic<2.12``; ``make lab-venv`` builds ``.venv-lab``, and an
+installed plansmith builds one in the user cache directory), so this file
 imports only the standard library at module level; the server's modules live in
 ``labserver/`` beside it and are imported when it starts. Run::
 
+    plansmith-lab [--role ROLE] [--robot DIR]     # finds the lab venv, then runs this file
     .venv-lab/bin/python src/plansmith/domains/lab/server.py [--role ROLE] [--robot DIR]
 
 ``--role`` (``movement``, ``liquid``, ``modules`` or ``all``, the default) picks

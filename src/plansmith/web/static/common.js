@@ -8,9 +8,12 @@ const PS = (() => {
   async function api(path, options = {}) {
     const headers = Object.assign({ Accept: "application/json" }, options.headers || {});
     if (token()) headers.Authorization = "Bearer " + token();
-    if (options.body !== undefined) headers["Content-Type"] = "application/json";
+    const method = options.method || "GET";
+    // every state-changing request is JSON, bodyless or not (the server refuses any
+    // other with a 415: a page of another site cannot send it without a preflight)
+    if (options.body !== undefined || method !== "GET") headers["Content-Type"] = "application/json";
     const response = await fetch(path, {
-      method: options.method || "GET",
+      method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
     });

@@ -67,17 +67,20 @@ async def run_plan(
     subscribe: Subscriber | None = None,
     replace_racks: Collection[str] = (),
     max_parallel: int = 1,
+    lab_python: Path | None = None,
 ) -> LabRun:
     """Bind ``plan`` to the role servers of a fresh robot, record it, and run it
     (``Engine.run_plan``, approved by the person who asked for the run).
 
     ``replace_racks``: tip racks that a replan may replace when a pick-up runs out
-    of tips (none: no replanning).
+    of tips (none: no replanning). ``lab_python``: the lab venv's python (default:
+    ``lab_python()``, see ``plansmith.domains.lab.sim``).
     """
     engine = Engine(home)
     run_id = engine.new_run_id()
     run_dir = engine.run_dir(run_id)
-    config = load_servers(write_servers(run_dir / "servers.json", run_dir / "robot"))
+    robot = run_dir / "robot"
+    config = load_servers(write_servers(run_dir / "servers.json", robot, lab_python))
     stats = RunStats()
     done = LabRun(run_id, plan, stats)
     inputs: dict[str, JSONValue] = {
@@ -100,7 +103,7 @@ async def run_plan(
         )
 
     try:
-        async with observe(run_dir / "robot") as observer:
+        async with observe(robot, lab_python) as observer:
             await engine.run_plan(
                 plan,
                 domain,
@@ -126,6 +129,7 @@ async def run_bio(
     subscribe: Subscriber | None = None,
     tip_racks: int = 2,
     replan_tips: bool = True,
+    lab_python: Path | None = None,
 ) -> LabRun:
     """Plan a ``bio_opentrons`` scenario, map it to the Flex, and run it."""
     gtpyhop_plan, py_domain = plan_scenario(scenario)
@@ -141,6 +145,7 @@ async def run_bio(
         home=home,
         subscribe=subscribe,
         replace_racks=BIO_TIP_RACKS if replan_tips else (),
+        lab_python=lab_python,
     )
     run.mappings = mapping.lines()
     if tip_racks == 1:
@@ -155,12 +160,15 @@ async def run_pcr(
     home: Path,
     subscribe: Subscriber | None = None,
     max_parallel: int = 8,
+    lab_python: Path | None = None,
 ) -> LabRun:
-    """Run a ``flex-pcr`` problem file through ``Engine.run`` on a fresh robot."""
+    """Run a ``flex-pcr`` problem file through ``Engine.run`` on a fresh robot
+    (``lab_python``: the lab venv's python, default ``lab_python()``)."""
     engine = Engine(home)
     run_id = engine.new_run_id()
     run_dir = engine.run_dir(run_id)
-    servers = write_servers(run_dir / "servers.json", run_dir / "robot")
+    robot = run_dir / "robot"
+    servers = write_servers(run_dir / "servers.json", robot, lab_python)
     stats = RunStats()
     plans: list[Plan] = []
 
@@ -174,7 +182,7 @@ async def run_pcr(
         _fanout(stats, subscribe)(event)
 
     try:
-        async with observe(run_dir / "robot") as observer:
+        async with observe(robot, lab_python) as observer:
             await engine.run(
                 RunInputs(PCR_DOMAIN, problem, servers, PCR_BINDINGS),
                 approve=True,

@@ -1,8 +1,9 @@
 """The lab server's three role servers for a run, and an observer that reads the run log.
 
-``servers_config(robot)`` writes ``mcpServers`` with absolute paths, so a run
-works from any directory; every run gets its own robot directory, so its
-simulator starts from an empty deck. ``observe(robot)`` keeps one more client
+``servers_config(robot)`` writes ``mcpServers`` with absolute paths (the lab venv's
+python, the ``server.py`` of the installed package), so a run works from any
+directory; every run gets its own robot directory, so its simulator starts from an
+empty deck. ``observe(robot)`` keeps one more client
 (role ``all``) on the same robot for the whole run, so that the simulator's run
 log can be read after the last step (the robot exits when its last client goes).
 """
@@ -10,13 +11,18 @@ log can be read after the last step (the robot exits when its last client goes).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from plansmith.errors import ServerStartError
+from plansmith.domains.lab._labenv import (
+    LAB_PYTHON_ENV,
+    SERVER_SCRIPT,
+    checkout_root,
+    ensure_lab_python,
+    find_lab_python,
+)
+from plansmith.domains.lab._labenv import lab_venv_problem as _problem
 from plansmith.servers import ServerPool, ServersConfig, parse_servers
 
 __all__ = [
@@ -24,6 +30,8 @@ __all__ = [
     "LAB_PYTHON",
     "LAB_PYTHON_ENV",
     "ROLES",
+    "SERVER_SCRIPT",
+    "lab_python",
     "lab_venv_problem",
     "require_lab_venv",
     "servers_config",
@@ -32,70 +40,62 @@ __all__ = [
     "simulator_command_count",
 ]
 
-_LAB_DIR = Path(__file__).resolve().parents[1]
-REPO_ROOT = _LAB_DIR.parents[3]
-#: names the lab venv's python where there is no ``.venv-lab`` beside the sources (an
-#: installed plansmith: its package directory is not the source tree)
-LAB_PYTHON_ENV = "PLANSMITH_LAB_PYTHON"
-LAB_PYTHON = Path(os.environ.get(LAB_PYTHON_ENV) or REPO_ROOT / ".venv-lab" / "bin" / "python")
-SERVER_SCRIPT = _LAB_DIR / "server.py"
+_LAB_DIR = SERVER_SCRIPT.parent
+#: the checkout around the sources (an installed plansmith: where one would be)
+REPO_ROOT = checkout_root() or _LAB_DIR.parents[3]
 ROLES = ("movement", "liquid", "modules")
 
 
-def lab_venv_problem(python: Path = LAB_PYTHON) -> str | None:
-    """Why the lab venv cannot run the server, or None if it can."""
-    if not python.exists():
-        return f"{python} is missing"
-    probe = (
-        "import importlib.util as u, sys; "
-        "sys.exit(0 if u.find_spec('opentrons') and u.find_spec('mcp') else 1)"
-    )
-    done = subprocess.run([str(python), "-c", probe], capture_output=True, timeout=60, check=False)
-    if done.returncode != 0:
-        return f"{python} cannot import opentrons and mcp"
-    return None
+def lab_python(python: str | Path | None = None) -> Path:
+    """The lab server's python (``python``, ``$PLANSMITH_LAB_PYTHON``, ``.venv-lab`` of a
+    checkout, else the user cache directory's), neither checked nor built."""
+    return find_lab_python(python)[0]
 
 
-def require_lab_venv(*, build: bool = False) -> None:
-    """Raise ServerStartError unless the lab venv works; ``build``: run `make lab-venv` first."""
-    problem = lab_venv_problem()
-    if problem is not None and build and (REPO_ROOT / "Makefile").is_file():
-        subprocess.run(["make", "-C", str(REPO_ROOT), "lab-venv"], check=False)
-        problem = lab_venv_problem()
-    if problem is not None:
-        raise ServerStartError(
-            f"the lab server's virtual environment is not usable: {problem}",
-            hint=f"build it with `make -C {REPO_ROOT} lab-venv` (python3.11 -m venv .venv-lab; "
-            "pip install opentrons==9.1.2 mcp==1.9.4 'pydantic<2.12'), or name its python"
-            f" in ${LAB_PYTHON_ENV}; see docs/lab.md",
-        )
+#: the lab server's python when this module was imported (see ``lab_python``)
+LAB_PYTHON = lab_python()
 
 
-def _server(role: str, robot: Path) -> dict[str, object]:
+def lab_venv_problem(python: Path | None = None) -> str | None:
+    """Why the lab venv (default: ``lab_python()``) cannot run the server, or None."""
+    return _problem(python or lab_python())
+
+
+def require_lab_venv(*, build: bool = False, python: str | Path | None = None) -> Path:
+    """The lab server's python once it works; ``build``: build the checkout's
+    ``.venv-lab`` or the cache directory's venv first if it is missing or broken.
+
+    Raises ServerStartError (with a hint) if there is none that works.
+    """
+    return ensure_lab_python(python, build=build)
+
+
+def _server(role: str, robot: Path, python: Path | None) -> dict[str, object]:
     return {
-        "command": str(LAB_PYTHON),
+        "command": str(python or lab_python()),
         "args": [str(SERVER_SCRIPT), "--role", role, "--robot", str(robot)],
-        "cwd": str(REPO_ROOT),
     }
 
 
-def servers_config(robot: Path) -> dict[str, object]:
-    """``mcpServers``: the three role servers over the robot in ``robot``."""
-    return {"mcpServers": {role: _server(role, robot) for role in ROLES}}
+def servers_config(robot: Path, python: Path | None = None) -> dict[str, object]:
+    """``mcpServers``: the three role servers over the robot in ``robot``, run by
+    ``python`` (default: ``lab_python()``) from the installed package's ``server.py``."""
+    return {"mcpServers": {role: _server(role, robot, python) for role in ROLES}}
 
 
-def write_servers(path: Path, robot: Path) -> Path:
-    """Write ``servers_config(robot)`` to ``path``; ``path``."""
+def write_servers(path: Path, robot: Path, python: Path | None = None) -> Path:
+    """Write ``servers_config(robot, python)`` to ``path``; ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(servers_config(robot), indent=2) + "\n")
+    path.write_text(json.dumps(servers_config(robot, python), indent=2) + "\n")
     return path
 
 
 @asynccontextmanager
-async def observe(robot: Path) -> AsyncIterator[ServerPool]:
+async def observe(robot: Path, python: Path | None = None) -> AsyncIterator[ServerPool]:
     """A pool with one server, ``observer`` (role ``all``), on the robot in ``robot``."""
     config: ServersConfig = parse_servers(
-        json.dumps({"mcpServers": {"observer": _server("all", robot)}}), source="observer"
+        json.dumps({"mcpServers": {"observer": _server("all", robot, python)}}),
+        source="observer",
     )
     async with ServerPool(config) as pool:
         await pool.start()
