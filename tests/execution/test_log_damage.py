@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -39,6 +40,34 @@ from plansmith.execution._events import _checks as event_checks
 from plansmith.execution._journal import read_journal
 
 ROOT = os.geteuid() == 0
+#: what a child of root runs without: the capabilities that let root ignore file modes
+_BOUNDING = "--bounding-set=-dac_override,-dac_read_search,-fowner"
+_CHILD = "PLANSMITH_TEST_FILE_MODES_BIND"
+
+
+def _file_modes_bind(request: pytest.FixtureRequest) -> bool:
+    """True where this process obeys file modes. As root (which writes into a read-only
+    folder), the test runs again in a child that has lost those capabilities (util-linux
+    ``setpriv``): it must pass there, and this returns False."""
+    if not ROOT or os.environ.get(_CHILD):
+        return True
+    if not shutil.which("setpriv"):
+        pytest.skip("setpriv (util-linux) is missing: as root, file modes cannot be made to bind")
+    done = subprocess.run(
+        [*("setpriv", _BOUNDING, sys.executable, "-m", "pytest", "-q", "--no-cov"),
+         *("-p", "no:cacheprovider", request.node.nodeid)],
+        cwd=request.config.rootpath,
+        env={**os.environ, _CHILD: "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "1 passed" in done.stdout
+    return False
+
+
 PLANSMITH = Path(sys.executable).parent / "plansmith"
 
 
@@ -230,10 +259,11 @@ def test_a_blob_put_where_blobs_is_a_file_is_an_execution_error_at_the_blob_path
     log.close()
 
 
-@pytest.mark.skipif(ROOT, reason="root ignores file permissions")
 def test_a_blob_put_into_a_read_only_blobs_directory_is_an_execution_error(
-    tmp_path: Path,
+    tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
+    if not _file_modes_bind(request):
+        return
     log = SqliteRunLog(tmp_path / "runs.db")
     (tmp_path / "blobs").mkdir()
     (tmp_path / "blobs").chmod(0o500)
@@ -336,10 +366,11 @@ async def test_a_real_run_whose_blobs_path_is_a_file_ends_with_no_gap_in_seq(
 
 
 @pytest.mark.anyio
-@pytest.mark.skipif(ROOT, reason="root ignores file permissions")
 async def test_a_real_run_whose_blobs_directory_is_read_only_ends_with_no_gap_in_seq(
-    tmp_path: Path,
+    tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
+    if not _file_modes_bind(request):
+        return
     db = tmp_path / "runs.db"
     (tmp_path / "blobs").mkdir()
     (tmp_path / "blobs").chmod(0o500)
