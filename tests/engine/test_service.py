@@ -43,6 +43,7 @@ async def test_every_tool_has_an_output_schema_and_the_prompt_and_resources_exis
     assert {t.name for t in tools} == {
         "list_domains", "describe_domain", "make_plan", "approve_plan", "start_run",
         "get_run_status", "get_run_report", "cancel_run", "list_runs", "draft_patch",
+        "open_session",
     }  # fmt: skip
     assert all(t.output_schema is not None for t in tools)
     assert {t.uri_template for t in templates} == {

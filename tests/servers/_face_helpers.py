@@ -137,6 +137,26 @@ async def serving(app: Any) -> AsyncIterator[int]:
             server.should_exit = True
 
 
+@contextlib.asynccontextmanager
+async def http_client(
+    url: str, headers: dict[str, str] | None = None, *, session: bool = False
+) -> AsyncIterator[Any]:
+    """An SDK client (2026-07-28: no MCP session) over streamable HTTP sending ``headers``.
+    With ``session``, it first calls ``open_session`` and sends the value it returns as
+    the ``X-Plansmith-Session`` header from then on."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = httpx2.AsyncClient(headers=headers or {}, timeout=httpx2.Timeout(60, read=300))
+    async with http, Client(streamable_http_client(url, http_client=http)) as client:
+        if session:
+            opened = await call(client, "open_session")
+            assert opened["header"] == "X-Plansmith-Session", opened
+            http.headers[opened["header"]] = opened["session"]
+        yield client
+
+
 def _wait_port(port: int, proc: subprocess.Popen[bytes]) -> None:
     import time
 

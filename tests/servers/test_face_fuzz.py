@@ -28,6 +28,7 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "cancel_run": ("run_id",),
     "list_runs": (),
     "draft_patch": ("run_id", "note", "branch", "drafter"),
+    "open_session": (),
 }
 
 json_values = st.recursive(

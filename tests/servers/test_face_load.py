@@ -45,15 +45,14 @@ def _gate_server(gate: anyio.Event, arrived: list[str]) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def _session(url: str, name: str) -> AsyncIterator[Any]:
-    """A 2026-07-28 client session (no MCP session id) named by the plansmith header."""
-    import httpx2
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    headers = {"X-Plansmith-Session": name}
-    http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=300))
-    async with http, Client(streamable_http_client(url, http_client=http)) as client:
+async def _session(url: str, name: str, issued: dict[str, str]) -> AsyncIterator[Any]:
+    """A 2026-07-28 client session (no MCP session id): the plansmith header, with the
+    value the server issued for ``name`` (``open_session`` on its first use; ``issued``
+    keeps the values by name)."""
+    if name not in issued:
+        async with fh.http_client(url) as client:
+            issued[name] = (await fh.call(client, "open_session"))["session"]
+    async with fh.http_client(url, {"X-Plansmith-Session": issued[name]}) as client:
         yield client
 
 
@@ -71,10 +70,11 @@ async def test_fifty_runs_from_five_sessions_are_isolated_and_the_next_is_busy(
         async with fh.serving(face.streamable_http_app()) as port:
             url = f"http://127.0.0.1:{port}/mcp"
             runs: dict[str, list[str]] = {}
+            issued: dict[str, str] = {}
             async with anyio.create_task_group() as tg:
 
                 async def start(name: str) -> None:
-                    async with _session(url, name) as client:
+                    async with _session(url, name, issued) as client:
                         plan = await fh.call(
                             client, "make_plan", {"domain": "docs", "goal": ["indexed(d1)"]}
                         )
@@ -90,8 +90,9 @@ async def test_fifty_runs_from_five_sessions_are_isolated_and_the_next_is_busy(
                     tg.start_soon(start, f"s{k}")
             assert sum(len(v) for v in runs.values()) == 50
 
-            async with _session(url, "s0") as s0, _session(url, "s1") as s1:
-                plan_hash = service.list_runs(owner="session:s0").runs[0].plan_hash
+            async with _session(url, "s0", issued) as s0, _session(url, "s1", issued) as s1:
+                s0_owner = "session:" + issued["s0"].partition(".")[0]
+                plan_hash = service.list_runs(owner=s0_owner).runs[0].plan_hash
                 busy = await fh.error_text(s0, "start_run", {"plan_hash": plan_hash})
                 assert "BusyError" in busy
                 assert "retry later" in busy
@@ -107,7 +108,7 @@ async def test_fifty_runs_from_five_sessions_are_isolated_and_the_next_is_busy(
 
                 gate.set()
                 for name, ids in runs.items():
-                    async with _session(url, name) as client:
+                    async with _session(url, name, issued) as client:
                         for run_id in ids:
                             status = await fh.poll(client, run_id)
                             assert (status["state"], status["done"]) == ("succeeded", 2)

@@ -93,9 +93,27 @@ async def test_http_client_plans_approves_runs_and_reports(tmp_path: Path) -> No
     proc, url = await _start_http(["-c", MAIN, "mcp", "--config", str(config)])
     try:
         with anyio.fail_after(180):
-            async with Client(url, read_timeout_seconds=120) as client:
+            async with fh.http_client(url, session=True) as client:  # a session of its own
                 await client.list_tools()
                 await _whole_flow(client)
+            async with Client(url, read_timeout_seconds=120) as client:  # no header: no runs
+                assert "needs an owner" in await fh.error_text(client, "list_runs", {})
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+async def test_http_clients_without_headers_share_runs_with_share_runs(tmp_path: Path) -> None:
+    from mcp import Client
+
+    proc, url = await _start_http([*_args(tmp_path, "--share-runs")])
+    try:
+        with anyio.fail_after(180):
+            async with Client(url, read_timeout_seconds=120) as a:
+                _, run_id = await fh.plan_approve_run(a, goal=["summarised(d1)"])
+            async with Client(url, read_timeout_seconds=120) as b:
+                assert (await fh.poll(b, run_id))["state"] == "succeeded"
+                assert [r["run_id"] for r in (await fh.call(b, "list_runs"))["runs"]] == [run_id]
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -179,8 +197,6 @@ async def test_closing_the_stdio_client_cancels_a_running_step_and_stops_its_too
 async def test_stopping_the_http_server_cancels_its_runs_and_stops_their_tool_servers(
     tmp_path: Path,
 ) -> None:
-    from mcp import Client
-
     fh.write_domain(tmp_path / "domains")
     pid_file = tmp_path / "counter.pid"
     _set_server(
@@ -193,7 +209,7 @@ async def test_stopping_the_http_server_cancels_its_runs_and_stops_their_tool_se
     proc, url = await _start_http(["-c", MAIN, "mcp", "--config", str(config)])
     try:
         with anyio.fail_after(180):
-            async with Client(url, read_timeout_seconds=120) as client:
+            async with fh.http_client(url, session=True) as client:
                 _, run_id = await fh.plan_approve_run(client, goal=["archived(d1)"])
                 await _until(lambda s: s["done"] == 2 and s["in_flight"], client, run_id)
                 counter = int(pid_file.read_text())

@@ -109,7 +109,12 @@ def mcp_command(
         int | None, typer.Option("--max-runs", min=1, help="Runs in flight.")
     ] = None,
     share_runs: Annotated[
-        bool, typer.Option("--share-runs", help="Every session may read and cancel every run.")
+        bool,
+        typer.Option(
+            "--share-runs",
+            help="Every client may read and cancel every run (HTTP clients without "
+            "a session or token included).",
+        ),
     ] = False,
     research_source: Annotated[
         list[str] | None,

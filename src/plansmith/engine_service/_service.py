@@ -87,6 +87,12 @@ class EngineService(PatchDrafts):
         )
         self._plans: dict[str, _StoredPlan] = {}
 
+    @property
+    def share_runs(self) -> bool:
+        """Whether every session sees every run (the face then lets anonymous HTTP
+        calls own runs too)."""
+        return self.runs.share_runs
+
     # -- domains ------------------------------------------------------------------------
 
     def _folder(self, name: str) -> DomainFolder:

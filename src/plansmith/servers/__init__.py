@@ -20,7 +20,7 @@ from plansmith.servers._face_research import (
     ResearchStatus,
     add_research_tools,
 )
-from plansmith.servers._face_server import build_face_server, serve_face_http
+from plansmith.servers._face_server import SessionInfo, build_face_server, serve_face_http
 from plansmith.servers._face_service import (
     ActionInfo,
     ApprovalResult,
@@ -61,6 +61,7 @@ __all__ = [
     "classify_dask_error",
     # plansmith's own MCP server (the face) and the service it is built on
     "build_face_server",
+    "SessionInfo",
     "serve_face_http",
     "PlansmithService",
     "DomainSummary",

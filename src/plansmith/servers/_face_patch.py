@@ -27,7 +27,7 @@ from mcp.types import CreateMessageResult, SamplingMessage, TextContent
 from plansmith.errors import InputError, Location, PlansmithError
 from plansmith.servers._face_llm import MAX_LLM_CALLS
 from plansmith.servers._face_openai import OpenAIConfig, chat
-from plansmith.servers._face_owner import owner_of, tool_error
+from plansmith.servers._face_owner import Owners, tool_error
 from plansmith.servers._face_translate import reply_text
 
 __all__ = ["DraftRequest", "PatchDraft", "PatchService", "add_patch_tools"]
@@ -140,8 +140,15 @@ def _refused(errors: list[str]) -> InputError:
     )
 
 
-def add_patch_tools(server: MCPServer, patches: PatchService, openai: OpenAIConfig | None) -> None:
-    """Add ``draft_patch`` to the face."""
+def add_patch_tools(
+    server: MCPServer,
+    patches: PatchService,
+    openai: OpenAIConfig | None,
+    owners: Owners | None = None,
+) -> None:
+    """Add ``draft_patch`` to the face; ``owners`` tells who a call is (default: nothing
+    shared, no sessions issued)."""
+    who = owners or Owners()
 
     def guarded(work: Callable[[], Any]) -> Any:
         try:
@@ -157,7 +164,7 @@ def add_patch_tools(server: MCPServer, patches: PatchService, openai: OpenAIConf
     async def first_draft(
         run_id: str, ctx: Context, note: str | None = None, drafter: str = "auto"
     ) -> Sample | None:
-        owner = owner_of(ctx.headers)
+        owner = guarded(lambda: who.owner(ctx.headers, ctx.protocol_version))
         if guarded(lambda: _drafter(drafter, ctx, openai)) != "sampling":
             return None
         return _sample(guarded(lambda: patches.draft_request(run_id, note=note, owner=owner)))
@@ -170,7 +177,7 @@ def add_patch_tools(server: MCPServer, patches: PatchService, openai: OpenAIConf
     ) -> Sample | None:
         if first is None:
             return None
-        owner = owner_of(ctx.headers)
+        owner = guarded(lambda: who.owner(ctx.headers, ctx.protocol_version))
         answer = reply_text(first)
         error = await check(run_id, answer, owner)
         if error is None:
@@ -225,8 +232,8 @@ def add_patch_tools(server: MCPServer, patches: PatchService, openai: OpenAIConf
         branch to commit on (default fix-FUNCTION-HASH); drafter: sampling or openai.
         At most 2 LLM calls (a refused answer is sent back once).
         """
-        owner = owner_of(ctx.headers)
         try:
+            owner = who.owner(ctx.headers, ctx.protocol_version)
             source = _drafter(drafter, ctx, openai)
             if source == "openai":
                 assert openai is not None  # _drafter refuses openai without a config

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from mcp.server.mcpserver import Context, MCPServer
 
 from plansmith.errors import PlansmithError
-from plansmith.servers._face_owner import owner_of, tool_error
+from plansmith.servers._face_owner import Owners, tool_error
 
 __all__ = [
     "ResearchHandle",
@@ -88,8 +88,15 @@ class ResearchService(Protocol):
     ) -> ResearchReport: ...
 
 
-def add_research_tools(server: MCPServer, research: ResearchService) -> None:
-    """Add ``start_research``, ``get_research_status`` and ``get_research_report``."""
+def add_research_tools(
+    server: MCPServer, research: ResearchService, owners: Owners | None = None
+) -> None:
+    """Add ``start_research``, ``get_research_status`` and ``get_research_report``;
+    ``owners`` tells who a call is (default: nothing shared, no sessions issued)."""
+    who = owners or Owners()
+
+    def owner_of(ctx: Context) -> str:
+        return who.owner(ctx.headers, ctx.protocol_version)
 
     @server.tool()
     async def start_research(  # noqa: PLR0917 - the SDK passes arguments by keyword
@@ -114,7 +121,7 @@ def add_research_tools(server: MCPServer, research: ResearchService) -> None:
                 max_depth=max_depth,
                 budget=budget,
                 extra=tuple(subquestions or ()),
-                owner=owner_of(ctx.headers),
+                owner=owner_of(ctx),
             )
         except PlansmithError as error:
             raise tool_error(error) from None
@@ -123,7 +130,7 @@ def add_research_tools(server: MCPServer, research: ResearchService) -> None:
     async def get_research_status(run_id: str, ctx: Context) -> ResearchStatus:
         """State, plan steps done, searches and seconds used, coverage limited or not."""
         try:
-            return research.get_research_status(run_id, owner=owner_of(ctx.headers))
+            return research.get_research_status(run_id, owner=owner_of(ctx))
         except PlansmithError as error:
             raise tool_error(error) from None
 
@@ -133,8 +140,6 @@ def add_research_tools(server: MCPServer, research: ResearchService) -> None:
     ) -> ResearchReport:
         """The cited report (Markdown); with include_trace, the whole trace (JSON)."""
         try:
-            return research.get_research_report(
-                run_id, owner=owner_of(ctx.headers), trace=include_trace
-            )
+            return research.get_research_report(run_id, owner=owner_of(ctx), trace=include_trace)
         except PlansmithError as error:
             raise tool_error(error) from None

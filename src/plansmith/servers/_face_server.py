@@ -23,7 +23,7 @@ from mcp.types import CreateMessageResult
 from plansmith.errors import InputError, PlansmithError
 from plansmith.servers._face_llm import repair_prompt, translation_prompt
 from plansmith.servers._face_openai import OpenAIConfig, openai_config
-from plansmith.servers._face_owner import owner_of, tool_error
+from plansmith.servers._face_owner import Owners, tool_error
 from plansmith.servers._face_patch import PatchService, add_patch_tools
 from plansmith.servers._face_prompt import plan_and_run_prompt
 from plansmith.servers._face_research import ResearchService, add_research_tools
@@ -48,9 +48,19 @@ from plansmith.servers._face_translate import (
     via_openai,
 )
 
-__all__ = ["build_face_server", "serve_face_http"]
+__all__ = ["build_face_server", "serve_face_http", "SessionInfo"]
 
 T = TypeVar("T")
+
+
+@dataclasses.dataclass(frozen=True)  # no slots: the SDK reads class defaults for the schema
+class SessionInfo:
+    """``open_session``'s answer: the value to send, and the header to send it in."""
+
+    session: str
+    header: str
+
+
 Translator = Literal["auto", "offline", "sampling", "openai"]
 Reply = CreateMessageResult | None
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
@@ -72,6 +82,7 @@ def build_face_server(
     research: ResearchService | None = None,
     on_exit: Callable[[], Awaitable[None]] | None = None,
     background: Callable[[], Coroutine[Any, Any, None]] | None = None,
+    session_secret: bytes | None = None,
 ) -> MCPServer:
     """The MCP server; ``env`` configures the OpenAI-compatible translator (see _face_openai).
     With ``research``, it also serves start_research, get_research_status and
@@ -84,6 +95,11 @@ def build_face_server(
     for the lifespan's length and is cancelled at its end (``plansmith mcp`` passes the
     engine's take-over loop when its run log is shared).
 
+    Runs belong to their owner (see ``_face_owner``): ``open_session`` issues
+    ``X-Plansmith-Session`` values signed with ``session_secret`` (default: random, for
+    this server's life); an anonymous HTTP call may not own or read runs unless the
+    service shares them (its ``share_runs``).
+
     Raises ``InputError`` when that configuration is incomplete.
     """
     openai: OpenAIConfig | None = openai_config(os.environ if env is None else env)
@@ -95,6 +111,13 @@ def build_face_server(
         log_level=log_level,
         lifespan=_lifespan(on_exit, background),
     )
+    owners = Owners(session_secret, shared=lambda: bool(getattr(service, "share_runs", False)))
+
+    def owner(ctx: Context) -> str:  # raises for an anonymous HTTP call (runs not shared)
+        return owners.owner(ctx.headers, ctx.protocol_version)
+
+    def label(ctx: Context) -> str:
+        return owners.label(ctx.headers, ctx.protocol_version)
 
     def info(domain: str) -> DomainInfo:
         try:
@@ -204,7 +227,7 @@ def build_face_server(
                 objects=objects,
                 init=init,
                 translation=given,
-                owner=owner_of(ctx.headers),
+                owner=label(ctx),
             )
             await ctx.report_progress(3, 3, message=result.status)
             return result
@@ -214,44 +237,44 @@ def build_face_server(
     @server.tool()
     async def approve_plan(plan_hash: str, ctx: Context) -> ApprovalResult:
         """Approve a plan by its hash (needed before a plan with write/execute steps runs)."""
-        return await _guard(
-            lambda: _now(service.approve_plan(plan_hash, owner=owner_of(ctx.headers)))
-        )
+        return await _guard(lambda: _now(service.approve_plan(plan_hash, owner=label(ctx))))
 
     @server.tool()
     async def start_run(plan_hash: str, ctx: Context) -> RunHandle:
         """Start running an approved plan; returns a run id at once (poll get_run_status)."""
-        return await _guard(lambda: _now(service.start_run(plan_hash, owner=owner_of(ctx.headers))))
+        return await _guard(lambda: _now(service.start_run(plan_hash, owner=owner(ctx))))
 
     @server.tool()
     async def get_run_status(run_id: str, ctx: Context) -> RunStatus:
         """State, steps done of total, percent, steps in flight, failures and replans."""
-        return await _guard(
-            lambda: _now(service.get_run_status(run_id, owner=owner_of(ctx.headers)))
-        )
+        return await _guard(lambda: _now(service.get_run_status(run_id, owner=owner(ctx))))
 
     @server.tool()
     async def get_run_report(run_id: str, ctx: Context) -> RunReport:
         """The run's report, as Markdown and as JSON."""
-        return await _guard(
-            lambda: _now(service.get_run_report(run_id, owner=owner_of(ctx.headers)))
-        )
+        return await _guard(lambda: _now(service.get_run_report(run_id, owner=owner(ctx))))
 
     @server.tool()
     async def cancel_run(run_id: str, ctx: Context) -> RunStatus:
         """Cancel a run of this session."""
-        return await _guard(lambda: service.cancel_run(run_id, owner=owner_of(ctx.headers)))
+        return await _guard(lambda: service.cancel_run(run_id, owner=owner(ctx)))
 
     @server.tool()
     async def list_runs(ctx: Context) -> RunList:
         """This session's runs, newest first."""
-        return await _guard(lambda: _now(service.list_runs(owner=owner_of(ctx.headers))))
+        return await _guard(lambda: _now(service.list_runs(owner=owner(ctx))))
 
-    _resources(server, service)
+    @server.tool()
+    async def open_session() -> SessionInfo:
+        """A new session for HTTP clients: send `session` as the X-Plansmith-Session
+        header on every later request; the runs you start then are yours alone."""
+        return SessionInfo(session=owners.issue(), header="X-Plansmith-Session")
+
+    _resources(server, service, owners)
     if research is not None:
-        add_research_tools(server, research)
+        add_research_tools(server, research, owners)
     if isinstance(service, PatchService):  # draft_patch (the engine's service has it)
-        add_patch_tools(server, service, openai)
+        add_patch_tools(server, service, openai, owners)
     server.prompt(name="plan_and_run")(plan_and_run_prompt)
     return server
 
@@ -292,7 +315,7 @@ def _plain(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-def _resources(server: MCPServer, service: PlansmithService) -> None:
+def _resources(server: MCPServer, service: PlansmithService, owners: Owners) -> None:
     def read(work: Callable[[], Any]) -> str:
         try:
             return _json(work())
@@ -309,8 +332,13 @@ def _resources(server: MCPServer, service: PlansmithService) -> None:
 
     @server.resource("plansmith://runs/{run_id}", mime_type="application/json")
     def run_resource(run_id: str, ctx: Context) -> str:
-        owner = owner_of(ctx.headers)
-        return read(lambda: service.get_run_report(run_id, owner=owner).report)
+        return read(
+            lambda: (
+                service.get_run_report(
+                    run_id, owner=owners.owner(ctx.headers, ctx.protocol_version)
+                ).report
+            )
+        )
 
 
 def serve_face_http(server: MCPServer, sock: socket.socket, host: str) -> None:
