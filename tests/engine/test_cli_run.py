@@ -254,6 +254,35 @@ def test_check_lists_binding_errors_with_locations_and_exit_2(tmp_path: Path) ->
     assert "bindings.yaml:" in err
 
 
+def test_check_prints_no_server_error_output_and_names_its_log_when_a_server_fails(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    inputs = eh.write_inputs(tmp_path, n=1, COUNTER_STDERR="counter chatter|more chatter")
+    code, out, err = invoke("check", *files(inputs))
+    assert code == 0, err
+    terminal = capfd.readouterr()
+    assert "chatter" not in out + err + terminal.out + terminal.err
+
+    inputs = eh.write_inputs(
+        tmp_path, n=1, COUNTER_STDERR="counter chatter", COUNTER_DIE_AT_START="1"
+    )
+    code, out, err = invoke("check", *files(inputs))
+    assert code == 5
+    terminal = capfd.readouterr()
+    assert "chatter" not in out + terminal.out + terminal.err
+    assert "dying" not in out + terminal.out + terminal.err
+    logged = re.search(r"see its error output in (\S+\.servers\.log)", err)
+    assert logged is not None, err
+    log = Path(logged.group(1))
+    try:
+        assert log.read_text().splitlines() == [
+            "[counter] counter chatter",
+            "[counter] counter: dying at start-up as asked",
+        ]
+    finally:
+        log.unlink()
+
+
 def test_check_ok_summarises_the_binding(tmp_path: Path) -> None:
     inputs = eh.write_inputs(tmp_path, n=1)
     code, out, err = invoke("check", *files(inputs))

@@ -297,3 +297,22 @@ async def test_a_pool_used_without_async_with_says_so_and_closes_at_once() -> No
         with pytest.raises(ExecutionError, match="not open"):
             await pool.call("counter", "work", {"name": "a"})
         await pool.aclose()  # nothing was started: nothing to wait for
+
+
+async def test_each_line_of_a_stdio_servers_error_output_is_logged_after_its_name(
+    tmp_path: Path,
+) -> None:
+    config = sh.servers(
+        sh.stdio("alpha", COUNTER_STDERR="alpha one|alpha two"),
+        sh.stdio("beta", COUNTER_STDERR="beta one|beta two"),
+    )
+    log_path = tmp_path / "servers.log"
+    with log_path.open("w") as log:
+        async with ServerPool(config, errlog=log) as pool:
+            with anyio.fail_after(60):
+                await pool.start()
+    lines = log_path.read_text().splitlines()
+    for name in ("alpha", "beta"):
+        mine = [line for line in lines if line.startswith(f"[{name}] ")]
+        assert mine[:2] == [f"[{name}] {name} one", f"[{name}] {name} two"]
+    assert all(line.startswith(("[alpha] ", "[beta] ")) for line in lines), lines

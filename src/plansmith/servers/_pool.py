@@ -14,6 +14,7 @@ import math
 import os
 import shutil
 import sys
+import time
 from collections import deque
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
@@ -60,6 +61,7 @@ from plansmith.servers._config import (
     ServersConfig,
     StdioServer,
 )
+from plansmith.servers._errlines import NamedErrlog
 from plansmith.servers._http_status import UNAVAILABLE, HttpErrors
 from plansmith.servers._output_check import OutputChecks
 from plansmith.servers._sdk_logging import quiet_sdk_tracebacks
@@ -127,6 +129,7 @@ class _Conn:
     stop: anyio.Event = field(default_factory=anyio.Event)
     closed: anyio.Event = field(default_factory=anyio.Event)
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    errpipe: NamedErrlog | None = None  # a stdio server's stderr, while it runs
 
 
 class ServerPool:
@@ -151,6 +154,7 @@ class ServerPool:
         self._conns: dict[str, _Conn] = {}
         self._tg: TaskGroup | None = None
         self._start_lock = anyio.Lock()
+        self._errpipes: list[NamedErrlog] = []
         quiet_sdk_tracebacks()  # a server's stray stdout line: one line, not a traceback
 
     async def __aenter__(self) -> ServerPool:
@@ -174,6 +178,9 @@ class ServerPool:
         with anyio.CancelScope(shield=True):
             for conn in self._conns.values():
                 await conn.closed.wait()
+            pipes, self._errpipes = self._errpipes, []
+            if pipes:  # the servers' last lines reach the log before its owner closes it
+                await anyio.to_thread.run_sync(_join_all, pipes, _ERRLOG_DRAIN)
 
     # -- starting -------------------------------------------------------------------------
 
@@ -257,7 +264,11 @@ class ServerPool:
             # the line then fails to parse, and fails its own call (_unreadable).
             params = params.model_copy(update={"encoding_error_handler": "surrogateescape"})
             # a response line the SDK cannot read fails its call (not a hang): _unreadable
-            return answer_unreadable(stdio_client(params, errlog=self.errlog or _stderr())), None
+            # its stderr: a pipe whose lines reach errlog as "[name] line" (_errlines)
+            errpipe = NamedErrlog(config.name, self.errlog or _stderr())
+            conn.errpipe = errpipe
+            self._errpipes.append(errpipe)
+            return answer_unreadable(stdio_client(params, errlog=errpipe.child_end)), None
         assert isinstance(config, HttpServer)
         if config.sse:
             sse = sse_client(config.url, headers=dict(config.headers), timeout=30)
@@ -297,6 +308,9 @@ class ServerPool:
         except Exception as error:  # a start-up failure, reported by start()/call()
             conn.error = error
         finally:
+            if conn.errpipe is not None:  # the process has ended: the copier reads to its end
+                conn.errpipe.close_child_end()
+                conn.errpipe = None
             conn.client = None
             conn.ready.set()
             conn.closed.set()
@@ -450,6 +464,15 @@ def _stderr() -> TextIO:
     except (AttributeError, OSError, ValueError):
         return sys.__stderr__ or sys.stderr
     return sys.stderr
+
+
+_ERRLOG_DRAIN = 2.0  # s: how long closing waits for the servers' last error lines
+
+
+def _join_all(pipes: list[NamedErrlog], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    for pipe in pipes:
+        pipe.join(max(0.0, deadline - time.monotonic()))
 
 
 def _program(command: str, env: Mapping[str, str]) -> str:

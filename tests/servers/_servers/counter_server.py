@@ -184,6 +184,9 @@ def main() -> None:
     if pid_file:
         with open(pid_file, "w", encoding="utf-8") as f:
             f.write(str(os.getpid()))
+    for line in filter(None, os.environ.get("COUNTER_STDERR", "").split("|")):
+        sys.stderr.write(line + "\n")  # lines on its error output at start-up, as asked
+        sys.stderr.flush()
     if os.environ.get("COUNTER_DIE_AT_START") == "1":
         sys.stderr.write("counter: dying at start-up as asked\n")
         sys.exit(3)
