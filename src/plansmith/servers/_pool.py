@@ -253,12 +253,8 @@ class ServerPool:
         if isinstance(config, StdioServer):
             env = dict(os.environ) if config.inherit_env else {}
             env.update(config.env)
-            params = StdioServerParameters(
-                command=_program(config.command, env),
-                args=list(config.args),
-                env=env,
-                cwd=config.cwd,
-            )
+            command, args = _guarded(_program(config.command, env), list(config.args), env, config)
+            params = StdioServerParameters(command=command, args=args, env=env, cwd=config.cwd)
             # Bytes that are not UTF-8 are read as lone surrogates (not refused by the SDK's
             # "strict" decoder, whose error ends its reader and leaves every call waiting):
             # the line then fails to parse, and fails its own call (_unreadable).
@@ -467,12 +463,31 @@ def _stderr() -> TextIO:
 
 
 _ERRLOG_DRAIN = 2.0  # s: how long closing waits for the servers' last error lines
+_GUARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_orphan_guard.py")
 
 
 def _join_all(pipes: list[NamedErrlog], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     for pipe in pipes:
         pipe.join(max(0.0, deadline - time.monotonic()))
+
+
+def _guarded(
+    program: str, args: list[str], env: Mapping[str, str], config: StdioServer
+) -> tuple[str, list[str]]:
+    """On Linux, ``program`` started through the orphan guard (``_orphan_guard.py``), so
+    that the kernel kills it when the engine dies, SIGKILL included. A program that is
+    not an executable file is started as it is, to fail as it would (no such program)."""
+    if not sys.platform.startswith("linux") or not sys.executable or not os.path.isfile(_GUARD):
+        return program, args
+    if os.sep in program:
+        found: str | None = os.path.join(config.cwd or "", program)
+    else:
+        found = shutil.which(program, path=env.get("PATH") or os.environ.get("PATH"))
+    if found is None or not os.path.isfile(found) or not os.access(found, os.X_OK):
+        return program, args
+    guard = [_GUARD, str(os.getpid()), os.path.abspath(found), program]
+    return sys.executable, ["-I", "-S", *guard, *args]
 
 
 def _program(command: str, env: Mapping[str, str]) -> str:

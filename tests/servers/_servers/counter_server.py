@@ -27,6 +27,7 @@ import json
 import os
 import signal
 import sys
+import time
 from typing import Any
 
 import anyio
@@ -112,8 +113,17 @@ async def work(name: str, ctx: Context, cost: int = 1) -> dict[str, Any]:
 
 
 @server.tool()
+def block(seconds: float) -> dict[str, Any]:
+    """Sleep without yielding (a server busy in one call): stdin's end goes unseen."""
+    _log("block", None, {"seconds": seconds})
+    time.sleep(seconds)
+    return {"slept": seconds}
+
+
+@server.tool()
 async def sleep(seconds: float) -> dict[str, Any]:
     """Sleep, then return the seconds slept."""
+    _log("sleep", None, {"seconds": seconds})
     await anyio.sleep(seconds)
     return {"slept": seconds}
 
