@@ -736,7 +736,7 @@ class Engine:
         used = self.servers_used(bindings, plan, config)
         failed: ServerStartError | None = None
         # The servers' error output goes to a file, not the terminal: kept when a server
-        # did not start (the error's hint names it), else removed.
+        # did not start and wrote something (the error's hint names it), else removed.
         fd, errlog_path = tempfile.mkstemp(prefix="plansmith-check-", suffix=".servers.log")
         os.close(fd)
         try:
@@ -748,8 +748,8 @@ class Engine:
                         own = pool.catalog() if isinstance(pool, ServerPool) else None
                         catalog, failed = own or ToolCatalog(), error
         finally:
-            if failed is None:
-                with suppress(OSError):
+            with suppress(OSError):
+                if failed is None or not os.path.getsize(errlog_path):
                     os.unlink(errlog_path)
         try:
             bound = bind(
