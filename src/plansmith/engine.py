@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 import threading
 import time
 import uuid
@@ -734,12 +735,22 @@ class Engine:
         bindings, config = load_run_files(inputs.bindings, inputs.servers)
         used = self.servers_used(bindings, plan, config)
         failed: ServerStartError | None = None
-        async with self.open_pool(config) as pool:
-            try:
-                catalog = await pool.start(used)
-            except ServerStartError as error:  # the bindings of the others are checked still
-                started = pool.catalog() if isinstance(pool, ServerPool) else ToolCatalog()
-                catalog, failed = started, error
+        # The servers' error output goes to a file, not the terminal: kept when a server
+        # did not start and wrote something (the error's hint names it), else removed.
+        fd, errlog_path = tempfile.mkstemp(prefix="plansmith-check-", suffix=".servers.log")
+        os.close(fd)
+        try:
+            with open(errlog_path, "w", encoding="utf-8") as errlog:
+                async with self.open_pool(config, errlog) as pool:
+                    try:
+                        catalog = await pool.start(used)
+                    except ServerStartError as error:  # the others' bindings are checked
+                        own = pool.catalog() if isinstance(pool, ServerPool) else None
+                        catalog, failed = own or ToolCatalog(), error
+        finally:
+            with suppress(OSError):
+                if failed is None or not os.path.getsize(errlog_path):
+                    os.unlink(errlog_path)
         try:
             bound = bind(
                 plan,

@@ -124,6 +124,34 @@ def test_malformed_problem_exits_two_with_location(tmp_path: Path) -> None:
     assert "hint" in err
 
 
+@pytest.mark.parametrize(
+    "body",
+    ["goal: []\n", "tasks: []\n", "goal: []\ntasks: []\n"],
+    ids=["empty goal", "empty tasks", "both empty"],
+)
+def test_problem_with_neither_goal_nor_tasks_exits_two_at_the_problem(
+    tmp_path: Path, body: str
+) -> None:
+    domain = _write(tmp_path, "d.yaml", DOMAIN)
+    problem = _write(tmp_path, "p.yaml", "# a problem\nproblem: p\ndomain: toy\n" + body)
+    code, _, err = _invoke("plan", str(domain), str(problem))
+    assert code == 2
+    assert f"{problem}:2:1: problem 'p' has neither a goal nor tasks" in err
+    assert "hint: add `goal:" in err
+
+
+def test_plan_file_that_is_not_utf8_exits_two_at_the_bad_byte(tmp_path: Path) -> None:
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_bytes(b'{\n  "format": "plansmith-pl\xe9an"\n}\n')
+    for command in ("validate", "explain"):
+        code, _, err = _invoke(
+            command, str(EXAMPLE / "domain.yaml"), str(EXAMPLE / "problem.yaml"), str(plan_file)
+        )
+        assert code == 2
+        assert f"{plan_file}:2:26: the plan file is not UTF-8 text (byte 0xe9)" in err
+        assert "hint: a plan file is the UTF-8 JSON" in err
+
+
 def test_missing_problem_file_exits_two(tmp_path: Path) -> None:
     code, _, err = _invoke("plan", str(EXAMPLE / "domain.yaml"), str(tmp_path / "nope.yaml"))
     assert code == 2

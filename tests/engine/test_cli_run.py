@@ -61,6 +61,49 @@ def test_show_json_prints_the_recorded_events_as_run_json_printed_them(tmp_path:
     assert [e["type"] for e in shown[:2]] == ["RunCreated", "PlanReady"]
 
 
+def test_a_replan_that_fails_on_binding_problems_names_each_in_the_event_and_show(
+    tmp_path: Path,
+) -> None:
+    # summarise always fails; the replan's summarise_alt leaves index's reference to
+    # summarise(d).done without a step: one binding problem per document
+    failing = eh.BINDINGS.replace(
+        '    tool: work\n    arguments: {name: "${d}"}',
+        '    tool: fail\n    arguments: {message: "down"}',
+        1,
+    )
+    inputs = eh.write_inputs(tmp_path, n=2, bindings=failing)
+    home = ["--home", str(tmp_path / "home")]
+    code, out, err = invoke("run", *files(inputs), "--yes", "--json", *home)
+    assert code == 5, err
+    printed = [json.loads(line) for line in out.splitlines()]
+    run_id = printed[0]["run_id"]
+    problems = [
+        f"{inputs.bindings}:17:20 step r1.s3: ${{summarise(d).done}}: no step summarise(d0)",
+        f"{inputs.bindings}:17:20 step r1.s4: ${{summarise(d).done}}: no step summarise(d1)",
+    ]
+    hint = "hint: a reference must name another step of the same plan"
+
+    finished = printed[-1]
+    assert finished["type"] == "RunFinished"
+    assert finished["state"] == "failed"
+    assert "replanning failed: 2 binding problem(s):" in finished["reason"]
+    for problem in problems:
+        assert problem in finished["reason"]
+    assert finished["reason"].count(hint) == 2
+
+    code, out, err = invoke("show", run_id, "--json", *home)
+    assert code == 0, err
+    assert json.loads(out.splitlines()[-1]) == finished
+
+    code, out, err = invoke("show", run_id, *home)
+    assert code == 0, err
+    assert "replanning failed: 2 binding problem(s)):" in out
+    flat = " ".join(out.split())  # as the terminal's width wrapped it
+    for problem in problems:
+        assert " ".join(problem.split()) in flat
+    assert flat.count(hint) == 2
+
+
 def test_show_json_gives_a_value_kept_in_the_blob_store_in_full(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -209,6 +252,35 @@ def test_check_lists_binding_errors_with_locations_and_exit_2(tmp_path: Path) ->
     assert "no tool 'nothing'" in err
     assert "no parameter 'e'" in err
     assert "bindings.yaml:" in err
+
+
+def test_check_prints_no_server_error_output_and_names_its_log_when_a_server_fails(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    inputs = eh.write_inputs(tmp_path, n=1, COUNTER_STDERR="counter chatter|more chatter")
+    code, out, err = invoke("check", *files(inputs))
+    assert code == 0, err
+    terminal = capfd.readouterr()
+    assert "chatter" not in out + err + terminal.out + terminal.err
+
+    inputs = eh.write_inputs(
+        tmp_path, n=1, COUNTER_STDERR="counter chatter", COUNTER_DIE_AT_START="1"
+    )
+    code, out, err = invoke("check", *files(inputs))
+    assert code == 5
+    terminal = capfd.readouterr()
+    assert "chatter" not in out + terminal.out + terminal.err
+    assert "dying" not in out + terminal.out + terminal.err
+    logged = re.search(r"see its error output in (\S+\.servers\.log)", err)
+    assert logged is not None, err
+    log = Path(logged.group(1))
+    try:
+        assert log.read_text().splitlines() == [
+            "[counter] counter chatter",
+            "[counter] counter: dying at start-up as asked",
+        ]
+    finally:
+        log.unlink()
 
 
 def test_check_ok_summarises_the_binding(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import _exec_helpers as h
 import anyio
 import pytest
 
-from plansmith.errors import PlanInvalidError, ToolCallError
+from plansmith.errors import BindingError, Location, PlanInvalidError, ToolCallError
 from plansmith.execution import (
     FakeInvoker,
     Replanned,
@@ -23,6 +23,7 @@ from plansmith.execution import (
     fold,
     make_replan,
 )
+from plansmith.execution._replan import REPLAN_PROBLEMS_SHOWN, replan_failure
 
 pytestmark = pytest.mark.anyio
 
@@ -489,3 +490,26 @@ async def test_a_retried_step_s_duration_is_its_last_attempt_s_call_not_the_back
     assert failed.type == "StepFailed"
     assert failed.attempt > 1
     assert failed.duration_ms == 250.0
+
+
+def test_a_replan_failure_names_its_problems_and_counts_those_past_the_cap() -> None:
+    problems = tuple(
+        BindingError(
+            f"problem {i}",
+            location=Location("b.yaml", i + 1, 3, step=f"r1.s{i}"),
+            hint=f"fix {i}",
+        )
+        for i in range(REPLAN_PROBLEMS_SHOWN + 3)
+    )
+    error = BindingError(
+        f"{len(problems)} binding problem(s)", location=Location("b.yaml"), problems=problems
+    )
+    lines = replan_failure(error).splitlines()
+    assert lines[0] == f"{len(problems)} binding problem(s):"
+    assert lines[1:3] == ["  b.yaml:1:3 step r1.s0: problem 0", "    hint: fix 0"]
+    assert lines[-1] == "  ... and 3 more problem(s)"
+    assert len(lines) == 1 + 2 * REPLAN_PROBLEMS_SHOWN + 1
+    long = BindingError("x", problems=(BindingError("y" * 10_000),))
+    assert len(replan_failure(long)) < 1000
+    alone = BindingError("no object", location=Location(step="s3"))
+    assert replan_failure(alone) == "step s3: no object"

@@ -366,3 +366,13 @@ def test_mutated_plans_are_refused_whenever_the_schema_refuses_them(data: st.Dat
     except PlanFormatError:
         return
     assert schema_ok, f"the reader accepted what the schema refuses: {path}"
+
+
+def test_bytes_that_are_not_utf8_are_a_parse_error_at_the_first_bad_byte() -> None:
+    data = _text().encode().replace(b'"format"', b'"for\xffmat"', 1)
+    line = data[: data.index(b"\xff")].count(b"\n") + 1
+    with pytest.raises(ParseError, match=r"not UTF-8 text \(byte 0xff\)") as caught:
+        parse_plan_json(data, file="plan.json")
+    assert str(caught.value.location) == f"plan.json:{line}:7"
+    assert caught.value.hint is not None
+    assert parse_plan_json(_text().encode()) == parse_plan_json(_text())

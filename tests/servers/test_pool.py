@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import _server_helpers as sh
@@ -297,3 +300,78 @@ async def test_a_pool_used_without_async_with_says_so_and_closes_at_once() -> No
         with pytest.raises(ExecutionError, match="not open"):
             await pool.call("counter", "work", {"name": "a"})
         await pool.aclose()  # nothing was started: nothing to wait for
+
+
+async def test_each_line_of_a_stdio_servers_error_output_is_logged_after_its_name(
+    tmp_path: Path,
+) -> None:
+    config = sh.servers(
+        sh.stdio("alpha", COUNTER_STDERR="alpha one|alpha two"),
+        sh.stdio("beta", COUNTER_STDERR="beta one|beta two"),
+    )
+    log_path = tmp_path / "servers.log"
+    with log_path.open("w") as log:
+        async with ServerPool(config, errlog=log) as pool:
+            with anyio.fail_after(60):
+                await pool.start()
+    lines = log_path.read_text().splitlines()
+    for name in ("alpha", "beta"):
+        mine = [line for line in lines if line.startswith(f"[{name}] ")]
+        assert mine[:2] == [f"[{name}] {name} one", f"[{name}] {name} two"]
+    assert all(line.startswith(("[alpha] ", "[beta] ")) for line in lines), lines
+
+
+async def test_a_stdio_server_dies_soon_after_its_engine_is_sigkilled(tmp_path: Path) -> None:
+    """PR_SET_PDEATHSIG (Linux): the server in a call does not outlive a SIGKILLed engine."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the kernel ties a child's life to its parent's only on Linux")
+    pid_file = tmp_path / "server.pid"
+    calls = tmp_path / "calls.jsonl"
+    engine = textwrap.dedent(
+        f"""
+        import sys, anyio
+        sys.path[:0] = {[str(Path(__file__).parent), str(Path(__file__).parents[1])]!r}
+        import _server_helpers as sh
+        from plansmith.servers import ServerPool
+
+        async def main():
+            config = sh.servers(sh.stdio(
+                COUNTER_PID_FILE={str(pid_file)!r}, COUNTER_LOG={str(calls)!r}
+            ))
+            async with ServerPool(config) as pool:
+                await pool.start()
+                print("started", flush=True)
+                await pool.call("counter", "block", {{"seconds": 3600}})
+
+        anyio.run(main)
+        """
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", engine], stdout=subprocess.PIPE, text=True, cwd=tmp_path
+    ) as child:
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline() == "started\n"  # the server answered: it runs
+            server = int(pid_file.read_text())
+            with anyio.fail_after(30):  # the call is in the server (which outlived it before)
+                while not (calls.exists() and '"block"' in calls.read_text()):
+                    await anyio.sleep(0.02)
+            assert _alive(server)
+        finally:
+            child.kill()
+    try:
+        with anyio.fail_after(30):
+            while _alive(server):
+                await anyio.sleep(0.05)
+    finally:
+        if _alive(server):  # the test failed: leave no server behind
+            os.kill(server, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not ended (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -36,12 +36,12 @@ def read_plan_file(path: Path) -> Plan:
     from plansmith.formats import parse_plan_json
 
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"no such plan file: {path}", hint="check the path") from None
-    except (OSError, UnicodeDecodeError) as error:
+    except OSError as error:
         raise InputError(f"cannot read plan file {path}: {error}", hint="check the file") from None
-    return parse_plan_json(text, file=str(path))
+    return parse_plan_json(data, file=str(path))
 
 
 def plan_gtpyhop_folder(

@@ -450,8 +450,11 @@ def _how_it_stands(run_id: str, events: list[Event]) -> str:
     finished = [e for e in events if isinstance(e, RunFinished)]
     if finished:
         last = finished[-1]
-        reason = f" ({printable(last.reason, whole=_WHOLE)})" if last.reason else ""
-        return f"run {run_id}: {last.state}{reason}"
+        first, _, rest = (last.reason or "").partition("\n")
+        reason = f" ({printable(first.removesuffix(':'), whole=_WHOLE)})" if first else ""
+        if rest:  # the lines below it: each problem of a failed replan, say
+            rest = ":\n" + printable(rest, _REASON_REST, lines=_REASON_LINES, whole=_WHOLE)
+        return f"run {run_id}: {last.state}{reason}{rest}"
     asked = [e for e in events if isinstance(e, AwaitingApproval | PlanApproved)]
     if asked and isinstance(asked[-1], AwaitingApproval):
         created = next((e for e in events if isinstance(e, RunCreated)), None)
@@ -478,6 +481,8 @@ def _how_it_stands(run_id: str, events: list[Event]) -> str:
 
 # what ``show`` prints of a tool's or a server's text: the rest is in ``show --json``
 _WHOLE = "show --json gives it in full"
+#: of the lines of a run's reason below its first (a failed replan's problems, two lines each)
+_REASON_REST, _REASON_LINES = 8000, 40
 _OUTPUTS = 60  # the characters of a step's outputs (as JSON) in their cell
 _DETAIL, _DETAIL_LINES = 500, 5  # of a failure's message in its cell
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from plansmith.binding import BoundPlan
+from plansmith.errors import PlansmithError
 from plansmith.model import Plan, Problem, State, Step
 from plansmith.planning import function_table, instantiate, object_args
 
@@ -19,7 +20,13 @@ __all__ = [
     "current_state",
     "rename_steps",
     "make_replan",
+    "replan_failure",
+    "REPLAN_PROBLEMS_SHOWN",
 ]
+
+#: the problems of a failed replan the run's reason names, then how many more there are
+REPLAN_PROBLEMS_SHOWN = 10
+_PROBLEM_CHARS = 600  # of one problem's text (location, message, hint) in the reason
 
 #: A ground action of a declarative domain: the action and its objects.
 StepKey = tuple[str, tuple[str, ...]]
@@ -107,3 +114,24 @@ def make_replan(problem: Problem, replanner: Replanner, rebind: Rebinder) -> Rep
         return rebind(plan, available)
 
     return replan
+
+
+def replan_failure(error: PlansmithError) -> str:
+    """Why a replan failed, for the run's reason (``RunFinished``, ``show``, the reports):
+    the error's message on the first line, then each of its problems (a binding problem
+    of the new plan: its location, step, message and hint) indented on lines of their
+    own: the first :data:`REPLAN_PROBLEMS_SHOWN`, then how many more, so the event
+    stays small whatever the plan."""
+    if not error.problems:
+        where = f"{error.location}: " if error.location is not None else ""
+        return where + error.message
+    lines = [f"{error.message}:"]
+    for problem in error.problems[:REPLAN_PROBLEMS_SHOWN]:
+        text = str(problem)
+        if len(text) > _PROBLEM_CHARS:
+            text = text[:_PROBLEM_CHARS] + f"... ({len(text) - _PROBLEM_CHARS} more characters)"
+        lines.append("  " + text.replace("\n", "\n  "))
+    more = len(error.problems) - REPLAN_PROBLEMS_SHOWN
+    if more > 0:
+        lines.append(f"  ... and {more} more problem(s)")
+    return "\n".join(lines)

@@ -61,7 +61,7 @@ from plansmith.execution._heap import frozen_heap
 from plansmith.execution._invoker import ErrorClass, ToolCall, ToolInvoker, ToolResult
 from plansmith.execution._log import RunLog
 from plansmith.execution._messages import IN_RESULT, NOT_RECORDED, bounded_message
-from plansmith.execution._replan import ReplanFn, ReplanRequest
+from plansmith.execution._replan import ReplanFn, ReplanRequest, replan_failure
 from plansmith.execution._sendable import check_sendable, unset_env_error
 from plansmith.execution._states import (
     RunState,
@@ -417,7 +417,8 @@ class Runner:
         try:
             new = await anyio.to_thread.run_sync(self.replan, request, abandon_on_cancel=True)
         except PlansmithError as error:
-            self._failure_reason = f"step(s) {failures} failed; replanning failed: {error.message}"
+            why = replan_failure(error)  # the message, then each problem with its place
+            self._failure_reason = f"step(s) {failures} failed; replanning failed: {why}"
             return False
         finally:
             stop.set()

@@ -66,15 +66,28 @@ def _read(path: str | Path, what: str) -> str:
             location=Location(file),
             hint="check that the file exists and that you may read it",
         ) from None
+    return decode_utf8(data, file, what)
+
+
+def decode_utf8(
+    data: bytes,
+    file: str | None,
+    what: str,
+    *,
+    bom: bool = True,
+    hint: str = "save the file as UTF-8",
+) -> str:
+    """``data`` as UTF-8 text (a byte-order mark dropped if ``bom``), else a ParseError
+    at the line and column (in bytes, from 1) of the first byte that is not UTF-8."""
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig" if bom else "utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         column = error.start - data.rfind(b"\n", 0, error.start)
         raise ParseError(
             f"the {what} file is not UTF-8 text (byte 0x{data[error.start]:02x})",
             location=Location(file, line, column),
-            hint="save the file as UTF-8",
+            hint=hint,
         ) from None
 
 

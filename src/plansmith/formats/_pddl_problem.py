@@ -91,6 +91,7 @@ def parse_pddl_problem(text: str, domain: Domain, file: str | None = None) -> Pr
         goal=tuple(goal),
         function_values=tuple(sorted(values.items())),
         source=file,
+        loc=root.loc,
     )
 
 

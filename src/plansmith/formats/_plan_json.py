@@ -21,6 +21,7 @@ import re
 from typing import Any, NoReturn
 
 from plansmith.errors import Location, ParseError, PlanFormatError
+from plansmith.formats._load import decode_utf8
 from plansmith.model import (
     PLAN_FORMAT,
     PLAN_FORMAT_VERSION,
@@ -50,8 +51,19 @@ def plan_to_json(plan: Plan) -> str:
     return json.dumps(plan.to_dict(), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def parse_plan_json(text: str, file: str | None = None) -> Plan:
-    """Read a plan written by ``plan_to_json``; ParseError or PlanFormatError if it is not one."""
+def parse_plan_json(text: str | bytes, file: str | None = None) -> Plan:
+    """Read a plan written by ``plan_to_json``; ParseError or PlanFormatError if it is not one.
+
+    Bytes are read as UTF-8: a byte that is not is a ParseError at its line and column.
+    """
+    if isinstance(text, bytes):
+        text = decode_utf8(
+            text,
+            file,
+            "plan",
+            bom=False,
+            hint="a plan file is the UTF-8 JSON that `plansmith plan --format json` writes",
+        )
     created: list[dict[str, Any]] = []  # every object, in the order its '}' closes
     duplicates: list[tuple[dict[str, Any], str]] = []
 

@@ -97,4 +97,5 @@ def read_yaml_problem(
         goal=goal,
         tasks=tasks,
         source=file,
+        loc=src.loc(top["problem"][0]),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from plansmith.errors import Location
 from plansmith.model._domain import Domain, Number, TaskCall
 from plansmith.model._logic import Atom, Condition, TypedName
 
@@ -15,7 +16,8 @@ class Problem:
     """A problem over ``domain``: a classical goal, an HTN task list, or both.
 
     ``init`` holds the true ground atoms (closed world). ``function_values``
-    gives numeric function values (PDDL action costs) as sorted pairs.
+    gives numeric function values (PDDL action costs) as sorted pairs. ``loc``
+    is where the problem is written (its ``problem:`` key, or its ``define``).
     """
 
     name: str
@@ -26,6 +28,7 @@ class Problem:
     tasks: tuple[TaskCall, ...] = ()
     function_values: tuple[tuple[Atom, Number], ...] = ()
     source: str | None = field(default=None, compare=False, hash=False, repr=False)
+    loc: Location | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def all_objects(self) -> tuple[TypedName, ...]:

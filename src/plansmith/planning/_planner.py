@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from plansmith.errors import ProblemError
+from plansmith.errors import Location, ProblemError
 from plansmith.model import Plan, Problem
 from plansmith.planning._dag import build_plan
 from plansmith.planning._options import PlanOptions
@@ -42,7 +42,9 @@ def plan(
     if not problem.goal:
         raise ProblemError(
             f"problem {problem.name!r} has neither a goal nor tasks",
-            hint="add `goal: [...]` (classical) or `tasks: [...]` (HTN) to the problem",
+            location=problem.loc or Location(problem.source),
+            hint="add `goal: [pred(obj), ...]` (classical) or `tasks: [task(obj), ...]` (HTN) "
+            "to the problem: empty lists leave nothing to plan",
         )
     result = solve(problem, options, clock=clock, should_stop=should_stop)
     return build_plan(problem, result.actions, options.settings())

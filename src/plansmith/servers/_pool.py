@@ -14,6 +14,7 @@ import math
 import os
 import shutil
 import sys
+import time
 from collections import deque
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
@@ -60,6 +61,7 @@ from plansmith.servers._config import (
     ServersConfig,
     StdioServer,
 )
+from plansmith.servers._errlines import NamedErrlog
 from plansmith.servers._http_status import UNAVAILABLE, HttpErrors
 from plansmith.servers._output_check import OutputChecks
 from plansmith.servers._sdk_logging import quiet_sdk_tracebacks
@@ -127,6 +129,7 @@ class _Conn:
     stop: anyio.Event = field(default_factory=anyio.Event)
     closed: anyio.Event = field(default_factory=anyio.Event)
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    errpipe: NamedErrlog | None = None  # a stdio server's stderr, while it runs
 
 
 class ServerPool:
@@ -151,6 +154,7 @@ class ServerPool:
         self._conns: dict[str, _Conn] = {}
         self._tg: TaskGroup | None = None
         self._start_lock = anyio.Lock()
+        self._errpipes: list[NamedErrlog] = []
         quiet_sdk_tracebacks()  # a server's stray stdout line: one line, not a traceback
 
     async def __aenter__(self) -> ServerPool:
@@ -174,6 +178,9 @@ class ServerPool:
         with anyio.CancelScope(shield=True):
             for conn in self._conns.values():
                 await conn.closed.wait()
+            pipes, self._errpipes = self._errpipes, []
+            if pipes:  # the servers' last lines reach the log before its owner closes it
+                await anyio.to_thread.run_sync(_join_all, pipes, _ERRLOG_DRAIN)
 
     # -- starting -------------------------------------------------------------------------
 
@@ -246,18 +253,18 @@ class ServerPool:
         if isinstance(config, StdioServer):
             env = dict(os.environ) if config.inherit_env else {}
             env.update(config.env)
-            params = StdioServerParameters(
-                command=_program(config.command, env),
-                args=list(config.args),
-                env=env,
-                cwd=config.cwd,
-            )
+            command, args = _guarded(_program(config.command, env), list(config.args), env, config)
+            params = StdioServerParameters(command=command, args=args, env=env, cwd=config.cwd)
             # Bytes that are not UTF-8 are read as lone surrogates (not refused by the SDK's
             # "strict" decoder, whose error ends its reader and leaves every call waiting):
             # the line then fails to parse, and fails its own call (_unreadable).
             params = params.model_copy(update={"encoding_error_handler": "surrogateescape"})
             # a response line the SDK cannot read fails its call (not a hang): _unreadable
-            return answer_unreadable(stdio_client(params, errlog=self.errlog or _stderr())), None
+            # its stderr: a pipe whose lines reach errlog as "[name] line" (_errlines)
+            errpipe = NamedErrlog(config.name, self.errlog or _stderr())
+            conn.errpipe = errpipe
+            self._errpipes.append(errpipe)
+            return answer_unreadable(stdio_client(params, errlog=errpipe.child_end)), None
         assert isinstance(config, HttpServer)
         if config.sse:
             sse = sse_client(config.url, headers=dict(config.headers), timeout=30)
@@ -297,6 +304,9 @@ class ServerPool:
         except Exception as error:  # a start-up failure, reported by start()/call()
             conn.error = error
         finally:
+            if conn.errpipe is not None:  # the process has ended: the copier reads to its end
+                conn.errpipe.close_child_end()
+                conn.errpipe = None
             conn.client = None
             conn.ready.set()
             conn.closed.set()
@@ -450,6 +460,34 @@ def _stderr() -> TextIO:
     except (AttributeError, OSError, ValueError):
         return sys.__stderr__ or sys.stderr
     return sys.stderr
+
+
+_ERRLOG_DRAIN = 2.0  # s: how long closing waits for the servers' last error lines
+_GUARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_orphan_guard.py")
+
+
+def _join_all(pipes: list[NamedErrlog], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    for pipe in pipes:
+        pipe.join(max(0.0, deadline - time.monotonic()))
+
+
+def _guarded(
+    program: str, args: list[str], env: Mapping[str, str], config: StdioServer
+) -> tuple[str, list[str]]:
+    """On Linux, ``program`` started through the orphan guard (``_orphan_guard.py``), so
+    that the kernel kills it when the engine dies, SIGKILL included. A program that is
+    not an executable file is started as it is, to fail as it would (no such program)."""
+    if not sys.platform.startswith("linux") or not sys.executable or not os.path.isfile(_GUARD):
+        return program, args
+    if os.sep in program:
+        found: str | None = os.path.join(config.cwd or "", program)
+    else:
+        found = shutil.which(program, path=env.get("PATH") or os.environ.get("PATH"))
+    if found is None or not os.path.isfile(found) or not os.access(found, os.X_OK):
+        return program, args
+    guard = [_GUARD, str(os.getpid()), os.path.abspath(found), program]
+    return sys.executable, ["-I", "-S", *guard, *args]
 
 
 def _program(command: str, env: Mapping[str, str]) -> str:

@@ -27,6 +27,7 @@ import json
 import os
 import signal
 import sys
+import time
 from typing import Any
 
 import anyio
@@ -112,8 +113,17 @@ async def work(name: str, ctx: Context, cost: int = 1) -> dict[str, Any]:
 
 
 @server.tool()
+def block(seconds: float) -> dict[str, Any]:
+    """Sleep without yielding (a server busy in one call): stdin's end goes unseen."""
+    _log("block", None, {"seconds": seconds})
+    time.sleep(seconds)
+    return {"slept": seconds}
+
+
+@server.tool()
 async def sleep(seconds: float) -> dict[str, Any]:
     """Sleep, then return the seconds slept."""
+    _log("sleep", None, {"seconds": seconds})
     await anyio.sleep(seconds)
     return {"slept": seconds}
 
@@ -184,6 +194,9 @@ def main() -> None:
     if pid_file:
         with open(pid_file, "w", encoding="utf-8") as f:
             f.write(str(os.getpid()))
+    for line in filter(None, os.environ.get("COUNTER_STDERR", "").split("|")):
+        sys.stderr.write(line + "\n")  # lines on its error output at start-up, as asked
+        sys.stderr.flush()
     if os.environ.get("COUNTER_DIE_AT_START") == "1":
         sys.stderr.write("counter: dying at start-up as asked\n")
         sys.exit(3)
