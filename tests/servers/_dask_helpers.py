@@ -68,7 +68,9 @@ def local_cluster(hosts: Mapping[str, Mapping[str, float]], nthreads: int = 8) -
             n_workers=0,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            # a free port: None is the default 8787, which a cluster of another test
+            # worker may hold (distributed then warns, an error under filterwarnings)
+            dashboard_address="127.0.0.1:0",
             threads_per_worker=nthreads,
             memory_limit=0,
         )

@@ -65,7 +65,10 @@ def _cache_only(monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:
 
 def test_the_lab_python_is_the_venv_beside_the_sources_by_default() -> None:
     lines = _show()
-    assert lines[0] == str(Path(lines[1]) / ".venv-lab" / "bin" / "python")
+    if _labenv.checkout_root() is None:  # an installed plansmith (the compiled build's)
+        assert lines[0] == str(_labenv.cache_venv() / "bin" / "python")
+    else:
+        assert lines[0] == str(Path(lines[1]) / ".venv-lab" / "bin" / "python")
 
 
 def test_plansmith_lab_python_names_another_one_and_a_missing_one_is_a_typed_error(
