@@ -23,6 +23,7 @@ import pytest
 
 import plansmith.cli._check
 import plansmith.cli._run  # noqa: F401  (registers the commands on the app)
+from _proc import finish
 from _shared_servers import binding
 
 invoke, files = eh.invoke, eh.files
@@ -94,8 +95,10 @@ def _pid_from(path: Path, proc: subprocess.Popen[bytes]) -> int:
 
 
 def _ended(proc: subprocess.Popen[bytes]) -> tuple[int, str, str]:
-    out, err = proc.communicate()
-    return proc.returncode, out.decode(), err.decode()
+    """The exit code and the rest of the output, read through the files the test read
+    lines from (``_proc.finish``)."""
+    code, out, err = finish(proc)
+    return code, (out or b"").decode(), (err or b"").decode()
 
 
 def _gone(pid: int) -> bool:

@@ -20,6 +20,7 @@ import _engine_helpers as eh
 import anyio
 import pytest
 
+from _proc import finish
 from plansmith.engine import Engine, RunInputs, load_problem_files
 from plansmith.errors import LimitReachedError
 from plansmith.model import Plan, Problem
@@ -139,13 +140,13 @@ def _stopped(proc: subprocess.Popen[bytes], signum: int) -> tuple[int, str, str,
     (a process still there after 20 s is killed: it waits for the search's end)."""
     sent = time.monotonic()
     proc.send_signal(signum)
-    try:
-        out, err = proc.communicate(timeout=20)
+    try:  # read through the file the test read a line from (_proc.finish)
+        code, out, err = finish(proc, timeout=20)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
+        finish(proc)
         pytest.fail("the process was still there 20 s after the signal: it waited for the search")
-    return proc.returncode, out.decode(), err.decode(), time.monotonic() - sent
+    return code, (out or b"").decode(), (err or b"").decode(), time.monotonic() - sent
 
 
 def _home(tmp: Path) -> list[str]:

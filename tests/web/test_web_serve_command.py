@@ -13,6 +13,7 @@ from _web_helpers import write_domains
 from typer.testing import CliRunner
 
 import plansmith.cli._serve  # noqa: F401  (registers the command on the app)
+from _proc import finish
 from plansmith.cli import app
 
 
@@ -122,7 +123,7 @@ def test_ctrl_c_cancels_the_runs_and_ends_their_open_event_streams_promptly(
         assert started.wait(30)
         t0 = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, _, err = finish(proc, timeout=30)  # stderr, through the file read from above
         took = time.monotonic() - t0
         assert ended.wait(30)
     finally:
