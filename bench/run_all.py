@@ -19,8 +19,10 @@ ORDER = [
     "bench_executor.py",
     "bench_lab.py",
     "bench_bio.py",
+    "bench_warm.py",
     "bench_corpus.py",
     "bench_dask.py",
+    "chaos.py",
 ]
 
 

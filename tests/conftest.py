@@ -4,7 +4,8 @@ on ``sys.path``, so test modules anywhere below can ``import _shared_servers``."
 import pytest
 
 #: Test modules that run a whole face or demo end to end (browsers, whole simulator runs,
-#: kill-and-take-over, the built wheel): `make test` runs them, `make test-fast` skips them.
+#: kill-and-take-over, the built wheel, the chaos suite): `make test` runs them, `make test-fast`
+#: skips them.
 E2E_MODULES = frozenset(
     {
         "test_web_browser.py",
@@ -20,6 +21,7 @@ E2E_MODULES = frozenset(
         "test_resume_kill.py",
         "test_notes_to_git.py",
         "test_wheel.py",
+        "test_chaos.py",
     }
 )
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import inspect
 import re
 
+import pytest
+
 from plansmith import errors
-from plansmith.errors import PlansmithError
+from plansmith.errors import InputError, Location, PlansmithError
 
 #: a line of the drawing: its indent and branch, the class, and an optional ``exit N``
 _LINE = re.compile(r"^(?P<lead>[ │├└─]*)(?P<name>[A-Z]\w*Error)\s+(?:exit (?P<exit>\d+))?")
@@ -49,3 +51,33 @@ def test_the_docstring_tree_draws_every_error_class_under_its_base() -> None:
         assert parent == (None if cls is PlansmithError else base.__name__), name
         if exit_code is not None:
             assert cls.exit_code == exit_code, name
+
+
+@pytest.mark.parametrize(
+    ("location", "text"),
+    [
+        (Location("d.yaml", 3, 7), "d.yaml:3:7"),
+        (Location("d.yaml", 3), "d.yaml:3"),
+        (Location("d.yaml", column=7), "d.yaml"),
+        (Location(line=3), "line 3"),
+        (Location(step="s2"), "step s2"),
+        (Location("b.yaml", 5, 23, step="a"), "b.yaml:5:23 step a"),
+        (Location(argument="plan_hash"), "argument plan_hash"),
+        (Location("api", 2, argument="--source"), "api:2 argument --source"),
+        (Location(), "<unknown location>"),
+    ],
+)
+def test_a_location_reads_as_where_it_points(location: Location, text: str) -> None:
+    assert str(location) == text
+
+
+def test_an_argument_is_named_as_one_and_kept_when_a_file_is_attached() -> None:
+    error = InputError("no plan with hash 'x'", location=Location(argument="plan_hash"))
+    assert str(error) == "argument plan_hash: no plan with hash 'x'"
+    assert error.located("request.json").location == Location("request.json", argument="plan_hash")
+    assert str(error).startswith("request.json argument plan_hash: ")
+
+
+def test_step_failed_error_is_gone_a_failed_step_is_an_event() -> None:
+    assert not hasattr(errors, "StepFailedError")
+    assert "StepFailedError" not in errors.__all__

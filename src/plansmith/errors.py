@@ -1,9 +1,9 @@
 """The one exception tree of plansmith.
 
 Every error plansmith raises is a :class:`PlansmithError`. Each carries *where*
-it happened (a :class:`Location`: file, line, column, or a step id) and a
-*hint* that tells the user what to do. The CLI maps the class to an exit code
-(:attr:`PlansmithError.exit_code`), so no caller inspects messages::
+it happened (a :class:`Location`: file, line, column, a step id, or an argument of
+a call) and a *hint* that tells the user what to do. The CLI maps the class to an
+exit code (:attr:`PlansmithError.exit_code`), so no caller inspects messages::
 
     PlansmithError                      exit 1  (base; never raised bare)
     ├── InputError                      exit 2  a file, argument or request is malformed
@@ -23,17 +23,18 @@ it happened (a :class:`Location`: file, line, column, or a step id) and a
     │   ├── ServerStartError                    an MCP server did not start or answer
     │   ├── BusyError                           too many runs in flight: refused, not queued
     │   ├── ToolCallError                       one tool call failed (with its error class)
-    │   ├── RunLeasedError              exit 7  another engine drives the run (holds its lease)
-    │   └── StepFailedError                     a step failed and no replan saved the run
+    │   └── RunLeasedError              exit 7  another engine drives the run (holds its lease)
     └── ApprovalRequiredError           exit 6  the plan waits for a person to approve its hash
 
 Third-party exceptions (yaml, pydantic, json) are translated into this tree at
-the boundary where they occur; none escapes to a user as a traceback.
+the boundary where they occur; none escapes to a user as a traceback. A failed step
+is no exception: it is a ``StepFailed`` event, and a run that no replan saved ends
+``failed`` (its ``RunFinished``; see ``plansmith.execution``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = [
     "Location",
@@ -53,7 +54,6 @@ __all__ = [
     "RunNotFoundError",
     "ExecutionError",
     "ServerStartError",
-    "StepFailedError",
     "BusyError",
     "RunLeasedError",
     "ToolCallError",
@@ -63,12 +63,15 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Where something was written or happened: ``file:line:column`` or a step id."""
+    """Where something was written or happened: ``file:line:column``, a step id, or
+    the name of an argument of a request or call (a tool's, an operation's, a command
+    line's: ``argument plan_hash``). A run id is no location: a message names its run."""
 
     file: str | None = None
     line: int | None = None
     column: int | None = None
     step: str | None = None
+    argument: str | None = None
 
     def __str__(self) -> str:
         parts: list[str] = []
@@ -83,13 +86,15 @@ class Location:
             parts.append(f"line {self.line}")
         if self.step is not None:
             parts.append(f"step {self.step}")
+        if self.argument is not None:
+            parts.append(f"argument {self.argument}")
         return " ".join(parts) if parts else "<unknown location>"
 
     def with_file(self, file: str | None) -> Location:
         """The same location, in ``file`` (kept if ``file`` is None)."""
         if file is None:
             return self
-        return Location(file, self.line, self.column, self.step)
+        return replace(self, file=file)
 
 
 class PlansmithError(Exception):
@@ -224,10 +229,6 @@ class RunLeasedError(ExecutionError):
     CLI exit code 7: no failure of the run, which a script may wait for and try again."""
 
     exit_code = 7
-
-
-class StepFailedError(ExecutionError):
-    """A step failed after its retries and no replan could save the run."""
 
 
 class ApprovalRequiredError(PlansmithError):

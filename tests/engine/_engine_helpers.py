@@ -59,7 +59,8 @@ def invoke(*args: str) -> tuple[int, str, str]:
     """``plansmith ARGS`` through Typer's runner: exit code, stdout, stderr."""
     from typer.testing import CliRunner
 
-    import plansmith.cli._run  # noqa: F401  (registers the commands on the app)
+    import plansmith.cli._retry
+    import plansmith.cli._run  # noqa: F401
     from plansmith.cli._app import app
 
     result = CliRunner().invoke(app, list(args))

@@ -404,9 +404,11 @@ def test_resume_says_resumed_only_once_the_run_really_resumes(tmp_path: Path) ->
     assert f"run {run_id}: resumed with 0 of 2 steps done" in err
 
 
-def test_resume_of_a_run_that_stopped_before_its_plan_was_bound_says_so_and_not_resumed(
+def test_resume_of_a_run_made_from_a_plan_stopped_before_binding_says_why_and_not_resumed(
     tmp_path: Path,
 ) -> None:
+    # a run made from files is planned and bound again (test_resume_kill_boundaries); one
+    # recorded with no files (``Engine.run_plan``) has nothing to plan from
     from plansmith.execution import Emitter, RunCreated, SqliteRunLog
 
     log = SqliteRunLog(tmp_path / "home" / "runs.db")
@@ -416,7 +418,7 @@ def test_resume_of_a_run_that_stopped_before_its_plan_was_bound_says_so_and_not_
     code, out, err = invoke("resume", "r-old", "--yes", *_home(tmp_path))
     assert code == 5
     assert "resumed with" not in err
-    assert "stopped before its plan was bound" in err
+    assert "was run from a plan made elsewhere, not from files: it cannot be resumed" in err
     code, out, _ = invoke("runs", "--json", *_home(tmp_path))
     assert json.loads(out)["state"] == "unfinished"  # not "awaiting approval": no plan
     code, out, _ = invoke("show", "r-old", *_home(tmp_path))

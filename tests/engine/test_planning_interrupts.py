@@ -21,7 +21,7 @@ import anyio
 import pytest
 
 from _proc import finish
-from plansmith.engine import Engine, RunInputs, load_problem_files
+from plansmith.engine import Engine, Planner, RunInputs, load_problem_files, make_plan
 from plansmith.errors import LimitReachedError
 from plansmith.model import Plan, Problem
 from plansmith.planning import PlanOptions, plan
@@ -102,12 +102,16 @@ _MAIN = """\
 import signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)
 import plansmith.engine as engine
-searched = engine.plan_problem
-def plan_problem(*args, **kwargs):
-    sys.stderr.write("test: planning\\n")
-    sys.stderr.flush()
-    return searched(*args, **kwargs)
-engine.plan_problem = plan_problem
+made = engine.Engine.__init__
+def watched(self, *args, **kwargs):  # every engine the command makes, its planner watched
+    made(self, *args, **kwargs)
+    searched = self.planner
+    def planner(*args, **kwargs):
+        sys.stderr.write("test: planning\\n")
+        sys.stderr.flush()
+        return searched(*args, **kwargs)
+    self.planner = planner
+engine.Engine.__init__ = watched
 sys.argv[0] = "plansmith"
 from plansmith.cli import main
 main()
@@ -213,16 +217,12 @@ def anyio_backend() -> str:
 
 
 @contextmanager
-def _watched_planner(
-    monkeypatch: pytest.MonkeyPatch,
-) -> Iterator[tuple[threading.Event, threading.Event, list[str]]]:
-    """The engine's planner, watched: an event set once it is called (in its thread),
-    one set once it returned or raised, and how it ended."""
-    import plansmith.engine as engine_module
-
+def _watched_planner() -> Iterator[tuple[Planner, threading.Event, threading.Event, list[str]]]:
+    """The engine's planner, watched (an engine's ``planner``): an event set once it is
+    called (in its thread), one set once it returned or raised, and how it ended."""
     started, ended = threading.Event(), threading.Event()
     how: list[str] = []
-    searched = engine_module.plan_problem
+    searched = make_plan
 
     def watched(problem: Problem, **kwargs: Callable[[], bool] | None) -> Plan:
         started.set()
@@ -236,8 +236,7 @@ def _watched_planner(
         how.append("plan")
         return result
 
-    monkeypatch.setattr(engine_module, "plan_problem", watched)
-    yield started, ended, how
+    yield watched, started, ended, how
 
 
 async def _wait(event: threading.Event, seconds: float) -> None:
@@ -246,11 +245,11 @@ async def _wait(event: threading.Event, seconds: float) -> None:
 
 @pytest.mark.anyio
 async def test_engine_run_cancelled_while_planning_returns_at_once_and_stops_the_search(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     inputs = _slow_inputs(tmp_path)
-    engine = Engine(tmp_path / "home")
-    with _watched_planner(monkeypatch) as (started, ended, how):
+    with _watched_planner() as (planner, started, ended, how):
+        engine = Engine(tmp_path / "home", planner=planner)
         async with anyio.create_task_group() as tg:
             tg.start_soon(lambda: engine.run(inputs, approve=True, run_id="r-plan"))
             await _wait(started, 30)
@@ -282,11 +281,11 @@ def _recorded_run(
 
 @pytest.mark.anyio
 async def test_engine_cancel_while_planning_records_the_run_cancelled_with_its_reason(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    engine = Engine(tmp_path / "home")
-    run, seen, outcomes = _recorded_run(engine, _slow_inputs(tmp_path), "r-plan")
-    with _watched_planner(monkeypatch) as (started, ended, how):
+    with _watched_planner() as (planner, started, ended, how):
+        engine = Engine(tmp_path / "home", planner=planner)
+        run, seen, outcomes = _recorded_run(engine, _slow_inputs(tmp_path), "r-plan")
         async with anyio.create_task_group() as tg:
             tg.start_soon(run)
             await _wait(started, 30)
@@ -337,11 +336,11 @@ def _replan_inputs(tmp: Path) -> RunInputs:
 @pytest.mark.anyio
 @pytest.mark.timeout(60)  # a guard: a replan in the event loop blocks the cancel for minutes
 async def test_engine_cancel_while_replanning_records_the_run_cancelled_and_stops_the_search(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    engine = Engine(tmp_path / "home")
-    run, seen, outcomes = _recorded_run(engine, _replan_inputs(tmp_path), "r-replan")
-    with _watched_planner(monkeypatch) as (started, ended, how):
+    with _watched_planner() as (planner, started, ended, how):
+        engine = Engine(tmp_path / "home", planner=planner)
+        run, seen, outcomes = _recorded_run(engine, _replan_inputs(tmp_path), "r-replan")
         async with anyio.create_task_group() as tg:
             tg.start_soon(run)
             await _wait(ended, 60)  # the first plan, with mix()

@@ -145,7 +145,7 @@ async def test_unsure_offline_request_answers_with_candidates_and_no_plan(
     [
         (
             {"domain": "nope", "goal": ["indexed(d1)"]},
-            "InputError: step domain: no domain named 'nope'",
+            "InputError: argument domain: no domain named 'nope'",
         ),
         ({"domain": "docs", "goal": ["indexd(d1)"]}, "unknown predicate 'indexd'"),
         ({"domain": "docs", "goal": ["indexed(zz)"]}, "unknown object 'zz'"),
@@ -189,7 +189,7 @@ async def test_unknown_plan_and_run_ids_are_typed_errors(counter_url: str, tmp_p
     async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
         no_plan = await fh.error_text(client, "approve_plan", {"plan_hash": "sha256:00"})
         no_run = await fh.error_text(client, "get_run_status", {"run_id": "r-nope"})
-    assert "InputError: step plan_hash: no plan with hash" in no_plan
+    assert "InputError: argument plan_hash: no plan with hash" in no_plan
     assert "RunNotFoundError" in no_run
 
 
@@ -313,9 +313,10 @@ async def test_a_failed_run_whose_servers_still_close_has_its_error_in_the_statu
                 closing.set()
                 await release.wait()  # the pool's close waits here
 
-    engine.pool_factory = lambda config, errlog: held(opened(config, errlog))
     plan = await service.make_plan("docs", goal=["indexed(d1)"])
     service.approve_plan(plan.plan_hash, owner="me")
+    # the run's pool, held (make_plan's binding check used the engine's pool too)
+    engine.pool_factory = lambda config, errlog: held(opened(config, errlog))
     problem = tmp_path / "home" / "plans" / plan.plan_hash / "problem.yaml"
     problem.write_text(problem.read_text().replace("indexed(d1)", "indexed(d2)"))
     run = service.start_run(plan.plan_hash, owner="me")

@@ -14,7 +14,7 @@ import yaml
 
 from _schemas import ROOT, doc_examples, errors
 from plansmith.binding import parse_bindings
-from plansmith.execution import event_from_dict
+from plansmith.execution import RunView, event_from_dict
 from plansmith.execution._invoker import ToolResult
 from plansmith.formats import parse_domain, parse_plan_json, parse_problem
 from plansmith.planning import validate
@@ -56,11 +56,39 @@ def _check_json(where: str, text: str) -> str:
         problem = parse_problem(problem_file.read_text("utf-8"), DOC_DOMAIN)
         validate(plan, problem)  # it solves the problem above; the hashes are its files'
         return "plan"
+    if {"run_id", "steps", "counts"} <= set(data):
+        _check_run_view(data)
+        return "run view"
     if set(data) == {"structured", "text", "json", "is_error"}:
         result = ToolResult(data["structured"], data["text"], data["is_error"])
         assert result.document() == data  # `json` is what the text parses to
         return "result document"
     raise AssertionError(f"{where}: a JSON example of no known kind")
+
+
+def _check_run_view(data: dict[str, Any]) -> None:
+    """The run view of an events example of the page: its events, after a ``RunCreated``
+    and a ``PlanReady`` of the steps the view lists, fold into the view as shown."""
+    run_id = data["run_id"]
+    [events] = [
+        [json.loads(line) for line in text.splitlines()]
+        for _, language, text in EXAMPLES
+        if language == "jsonl" and json.loads(text.splitlines()[0])["run_id"] == run_id
+    ]
+    keys = ("id", "action", "args", "tier", "server", "tool", "arguments", "after")
+    bound = {
+        "plan_hash": data["plan_hash"],
+        "steps": [{k: s[k] for k in keys} for s in data["steps"]],
+    }
+    first = events[0]["seq"]
+    made = [
+        {"type": "RunCreated", "run_id": run_id, "seq": first - 2, "time": data["created"],
+         "inputs": data["inputs"]},
+        {"type": "PlanReady", "run_id": run_id, "seq": first - 1, "time": data["created"],
+         "plan_hash": data["plan_hash"], "plan": {}, "bound": bound},
+    ]  # fmt: skip
+    view = RunView.fold(event_from_dict(e) for e in [*made, *events])
+    assert view.to_dict() == data
 
 
 def _check_jsonl(where: str, text: str) -> str:
@@ -95,6 +123,7 @@ def test_the_pages_show_an_example_of_every_format() -> None:
         "plan",
         "result document",
         "events",
+        "run view",
     }
 
 

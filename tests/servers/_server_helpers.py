@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
 from _shared_servers import COUNTER, free_port
 from plansmith.servers import InProcessServer, ServersConfig, StdioServer
 
-__all__ = ["COUNTER", "free_port", "in_process", "servers", "stdio"]
+__all__ = ["COUNTER", "free_port", "in_process", "servers", "stdio", "exited"]
 
 
 def stdio(name: str = "counter", **env: str) -> StdioServer:
@@ -24,3 +25,18 @@ def in_process(name: str = "counter") -> InProcessServer:
     import counter_server
 
     return InProcessServer(name, counter_server.server)
+
+
+async def exited(pid: int) -> None:
+    """Wait (at most 30 s) for process ``pid`` to end: on its pidfd, no polling."""
+    import anyio
+
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        with anyio.fail_after(30):
+            await anyio.wait_readable(fd)
+    finally:
+        os.close(fd)

@@ -72,7 +72,7 @@ async def test_without_a_model_draft_patch_is_a_typed_error(tmp_path: Path) -> N
         sampling = await fh.error_text(
             client, "draft_patch", {"run_id": "r-1", "drafter": "sampling"}
         )
-    assert "InputError: step drafter: draft_patch needs a model" in auto
+    assert "InputError: argument drafter: draft_patch needs a model" in auto
     assert "hint:" in auto
     assert "drafter 'openai' needs PLANSMITH_LLM_BASE_URL" in forced
     assert "drafter 'sampling' needs a client that offers sampling" in sampling

@@ -123,4 +123,4 @@ async def test_without_sampling_the_offline_matcher_answers(
         )
     assert plan["translation"]["source"] == "offline"
     assert "needs PLANSMITH_LLM_BASE_URL" in forced
-    assert "InputError: step translator: translator 'sampling' needs a client" in no_sampling
+    assert "InputError: argument translator: translator 'sampling' needs a client" in no_sampling

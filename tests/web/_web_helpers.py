@@ -4,6 +4,9 @@ MCP server (tests/servers/_servers/counter_server.py), and an app over it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import httpx
 
 from _shared_servers import (
     INDEX_BINDING,
@@ -33,6 +36,12 @@ def write_domains(
     (folder / "bindings.yaml").write_text(bindings)
     (folder / "servers.json").write_text(servers_json(env=env))
     return folder.parent
+
+
+def asgi_client(app: Any) -> httpx.AsyncClient:
+    """A client of ``app`` in this process (ASGI transport, no socket), on a loopback host."""
+    transport = httpx.ASGITransport(app=app)
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", timeout=60)
 
 
 def settings(root: Path, **more: object) -> WebSettings:

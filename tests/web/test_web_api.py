@@ -134,11 +134,11 @@ async def test_run_waits_for_approval_then_runs_every_step(client: httpx.AsyncCl
     detail = (await client.get(f"/api/runs/{run_id}")).json()
     assert detail["status"] == "succeeded"
     assert detail["approved_by"] == "person"
-    assert [s["state"] for s in detail["steps"]] == ["done"] * 4
+    assert [s["state"] for s in detail["steps"]] == ["succeeded"] * 4
     assert all(s["duration_ms"] > 0 for s in detail["steps"])
 
     report = (await client.get(f"/api/runs/{run_id}/report")).json()
-    assert report["counts"]["done"] == 4
+    assert report["counts"]["succeeded"] == 4
     assert {(t["tool"], t["calls"]) for t in report["by_tool"]} == {("work", 2), ("echo", 2)}
     assert report["wall_ms"] > 0
 
@@ -178,8 +178,8 @@ async def test_the_report_lists_the_failed_step_of_a_replaced_plan(tmp_path: Pat
     steps = [(s["id"], s["action"], s["state"]) for s in report["steps"]]
     assert steps == [  # every step that ran, in order; s2 (index) never ran: replaced
         ("s1", "summarise", "failed"),
-        ("r1.s1", "summarise_alt", "done"),
-        ("r1.s2", "index", "done"),
+        ("r1.s1", "summarise_alt", "succeeded"),
+        ("r1.s2", "index", "succeeded"),
     ]
     assert report["failures"] == [
         {"step": "s1", "action": "summarise", "error": "tool_error: summariser down"}
@@ -187,7 +187,7 @@ async def test_the_report_lists_the_failed_step_of_a_replaced_plan(tmp_path: Pat
     [replan] = report["replans"]
     assert (replan["failed"], replan["new_steps"]) == (["s1"], ["r1.s1", "r1.s2"])
     counts = report["counts"]
-    assert (counts["failed"], counts["replanned"], counts["done"]) == (1, 1, 2)
+    assert (counts["failed"], counts["dropped"], counts["succeeded"]) == (1, 1, 2)
 
 
 def _run_to_its_first_step(client: httpx.Client) -> str:
@@ -213,6 +213,8 @@ def test_cancel_stops_a_running_step_and_records_it(tmp_path: Path) -> None:
             json.loads(e["data"]) for e in sse_events(client.get(f"/api/runs/{run_id}/events").text)
         ]
         assert [e["type"] for e in events[-2:]] == ["RunCancelled", "RunFinished"]
+        # the stream sends the steps an event changed, as the API shows them
+        assert [(s["id"], s["state"]) for s in events[-2]["changed"]] == [("s1", "cancelled")]
         assert events[-1]["state"] == "cancelled"
         assert events[-1]["reason"] == "stop"  # the runner records the reason given
         detail = client.get(f"/api/runs/{run_id}").json()

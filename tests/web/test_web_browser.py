@@ -47,14 +47,14 @@ def test_approve_on_the_plan_page_then_every_step_turns_done_live(
         page.wait_for_url("**/runs/r-*", timeout=30_000)
         page.wait_for_function(
             "() => { const g = [...document.querySelectorAll('svg [data-step]')];"
-            " return g.length === 8 && g.every(n => n.dataset.state === 'done'); }",
+            " return g.length === 8 && g.every(n => n.dataset.state === 'succeeded'); }",
             timeout=60_000,
         )
         page.wait_for_selector("body[data-status='succeeded']", timeout=30_000)
         body = page.locator("body")
         assert body.get_attribute("data-sse-done") == "8"  # every step reached the page by SSE
         assert page.locator("#bar-label").inner_text() == "8 / 8 done"
-        assert page.locator("#timeline rect.bar.st-done").count() == 8
+        assert page.locator("#timeline rect.bar.st-succeeded").count() == 8
         assert page.locator("#cancel").is_disabled()
         page.screenshot(path=str(ARTIFACTS / "run-finished.png"))
 
@@ -82,10 +82,10 @@ new MutationObserver((records) => {
                        attributeOldValue: true });
 """
 ORANGE, RED, VIOLET, GREEN, GREY = (
-    "rgb(253, 186, 116)",  # --retried
+    "rgb(253, 186, 116)",  # --retrying
     "rgb(252, 165, 165)",  # --failed
-    "rgb(196, 181, 253)",  # --replanned
-    "rgb(134, 239, 172)",  # --done
+    "rgb(196, 181, 253)",  # --dropped
+    "rgb(134, 239, 172)",  # --succeeded
     "rgb(203, 213, 225)",  # --cancelled
 )
 FLAKY = """\
@@ -181,11 +181,11 @@ def test_a_step_that_fails_then_succeeds_turns_orange_while_retried_then_green(
         assert page.locator("body").get_attribute("data-status") == "succeeded"
         s1 = [(c["from"], c["to"]) for c in seen if c["step"] == "s1"]
         assert s1[0] == ("pending", "running")
-        assert ("running", "retried") in s1  # after the first failure, live over SSE
-        assert s1[-1] == ("retried", "done")  # the third attempt succeeded
-        assert {c["fill"] for c in seen if c["step"] == "s1" and c["to"] == "retried"} == {ORANGE}
-        assert _node(page, "s1") == ("done", GREEN)
-        assert _node(page, "s2") == ("done", GREEN)
+        assert ("running", "retrying") in s1  # after the first failure, live over SSE
+        assert s1[-1] == ("retrying", "succeeded")  # the third attempt succeeded
+        assert {c["fill"] for c in seen if c["step"] == "s1" and c["to"] == "retrying"} == {ORANGE}
+        assert _node(page, "s1") == ("succeeded", GREEN)
+        assert _node(page, "s2") == ("succeeded", GREEN)
         page.locator("[data-step='s1']").click()
         assert "transient failure" in page.locator("#detail").inner_text()
         page.screenshot(path=str(ARTIFACTS / "run-retried.png"))
@@ -203,11 +203,11 @@ def test_a_failed_step_turns_red_and_the_replaced_rest_violet_when_replanned(
         seen = page.evaluate("() => window.__seen")
         assert {c["fill"] for c in seen if c["step"] == "s1" and c["to"] == "failed"} == {RED}
         assert _node(page, "s1") == ("failed", RED)
-        assert _node(page, "s2") == ("replanned", VIOLET)  # index(d0) of the first plan
+        assert _node(page, "s2") == ("dropped", VIOLET)  # index(d0) of the first plan
         nodes = page.locator("svg [data-step]")
         assert nodes.count() == 4  # the new steps are added to the graph
         added = [nodes.nth(i).get_attribute("data-step") for i in range(2, 4)]
-        assert [_node(page, s) for s in added] == [("done", GREEN)] * 2
+        assert [_node(page, s) for s in added] == [("succeeded", GREEN)] * 2
         assert "summarise_alt(d0)" in page.locator("#graph").inner_text()
         assert page.locator("#bar-label").inner_text() == "2 / 3 done"  # the failed one counts
         page.screenshot(path=str(ARTIFACTS / "run-replanned.png"))

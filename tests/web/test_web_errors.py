@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from _web_helpers import ServerThread, settings
+from _web_helpers import ServerThread, asgi_client, settings
 from starlette.types import Message
 
 from plansmith.web import create_app
@@ -27,15 +27,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _client(app: Any) -> httpx.AsyncClient:
-    transport = httpx.ASGITransport(app=app)
-    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", timeout=60)
-
-
 @pytest.fixture
 async def client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(settings(tmp_path))
-    async with _client(app) as c:
+    async with asgi_client(app) as c:
         yield c
     await app.state.controller.aclose()
 
@@ -108,7 +103,7 @@ async def test_a_request_without_a_host_header_is_refused_with_json(tmp_path: Pa
 
 async def test_a_public_host_with_a_token_answers_any_host_name(tmp_path: Path) -> None:
     app = create_app(settings(tmp_path, host="0.0.0.0", token="s3cret"))
-    async with _client(app) as client:
+    async with asgi_client(app) as client:
         ok = await client.get(
             "/api/domains", headers={"Host": "plans.example", "Authorization": "Bearer s3cret"}
         )
@@ -120,7 +115,7 @@ async def test_a_public_host_with_a_token_answers_any_host_name(tmp_path: Path) 
 
 async def test_a_missing_token_is_a_401_whose_hint_says_how_to_send_it(tmp_path: Path) -> None:
     app = create_app(settings(tmp_path, token="s3cret"))
-    async with _client(app) as client:
+    async with asgi_client(app) as client:
         response = await client.get("/api/domains")
         error = _error(response, 401)
         assert response.headers["www-authenticate"] == "Bearer"

@@ -1,4 +1,4 @@
-"""Folding a run's events into what the pages show (pure): states, timings, the report."""
+"""What the pages show of a run's view (pure): states, timings, the report."""
 
 from __future__ import annotations
 
@@ -68,12 +68,17 @@ def _events() -> list[Event]:
     ]
 
 
+def _states(detail: Any) -> dict[str, str]:
+    return {s["id"]: s["state"] for s in detail.to_dict()["steps"]}
+
+
 def test_a_plan_awaiting_approval_shows_every_step_pending() -> None:
-    view = fold_view("r", _events())
-    assert view.status == "awaiting approval"
-    assert [s.state for s in view.steps.values()] == ["pending"] * 3
-    assert view.steps["s2"].after == ["s1"]
-    assert view.to_dict()["plan"] == {"cost": 3}
+    detail = fold_view("r", _events())
+    assert detail.status == "awaiting approval"
+    assert list(_states(detail).values()) == ["pending"] * 3
+    shown = detail.to_dict()
+    assert shown["steps"][1]["after"] == ["s1"]
+    assert shown["plan"] == {"cost": 3}
 
 
 def test_retry_failure_and_replan_each_show_as_their_own_state() -> None:
@@ -84,10 +89,11 @@ def test_retry_failure_and_replan_each_show_as_their_own_state() -> None:
         _step(StepStarted, 5, "s1"),
         _step(StepRetrying, 6, "s1", error_class="timeout", message="slow"),
     ]
-    view = fold_view("r", events, live=True)
-    assert view.status == "running"
-    assert view.steps["s1"].state == "retried"
-    assert view.steps["s1"].error == "timeout: slow"
+    detail = fold_view("r", events, live=True)
+    assert detail.status == "running"
+    s1 = detail.to_dict()["steps"][0]
+    assert (s1["state"], s1["retrying"], s1["retries"]) == ("running", True, 1)
+    assert s1["error"] == "timeout: slow"
     events += [
         _step(StepFailed, 7, "s1", duration_ms=1500.0, error_class="tool_error", message="no"),
         Replanned(
@@ -100,12 +106,12 @@ def test_retry_failure_and_replan_each_show_as_their_own_state() -> None:
         ),
         _step(StepStarted, 9, "s4"),
     ]
-    view = fold_view("r", events)
-    states = {k: s.state for k, s in view.steps.items()}
-    assert states == {"s1": "failed", "s2": "replanned", "s3": "replanned", "s4": "running"}
-    assert view.status == "interrupted"  # approved, not finished, no task drives it
-    assert view.replans[0]["new_steps"] == ["s4"]
-    assert view.counts()["replanned"] == 2
+    detail = fold_view("r", events)
+    assert _states(detail) == {"s1": "failed", "s2": "dropped", "s3": "dropped", "s4": "running"}
+    assert detail.to_dict()["steps"][0]["retrying"] is False  # the failure ended it
+    assert detail.status == "interrupted"  # approved, not finished, no task drives it
+    assert detail.to_dict()["replans"][0]["new_steps"] == ["s4"]
+    assert detail.to_dict()["counts"]["dropped"] == 2
 
 
 def test_steps_in_flight_when_the_run_is_cancelled_show_cancelled_with_it() -> None:
@@ -117,9 +123,9 @@ def test_steps_in_flight_when_the_run_is_cancelled_show_cancelled_with_it() -> N
         _step(StepStarted, 6, "s3"),
         _step(StepSucceeded, 7, "s3", duration_ms=5.0),
     ]
-    assert fold_view("r", events).steps["s1"].state == "running"  # not ended yet
+    assert _states(fold_view("r", events))["s1"] == "running"  # not ended yet
     events += [
-        RunCancelled(run_id="r", seq=8, reason="user asked"),
+        RunCancelled(run_id="r", seq=8, time="2026-01-01T00:00:08.000Z", reason="user asked"),
         RunFinished(
             run_id="r",
             seq=9,
@@ -128,16 +134,27 @@ def test_steps_in_flight_when_the_run_is_cancelled_show_cancelled_with_it() -> N
             reason="user asked",
         ),
     ]
-    view = fold_view("r", events)
-    states = {k: s.state for k, s in view.steps.items()}
-    assert states == {"s1": "cancelled", "s2": "pending", "s3": "done"}
-    s1 = view.steps["s1"]
-    assert (s1.ended, s1.error) == (
-        "2026-01-01T00:00:09.000Z",
+    detail = fold_view("r", events)
+    assert _states(detail) == {"s1": "cancelled", "s2": "pending", "s3": "succeeded"}
+    s1 = detail.to_dict()["steps"][0]
+    assert (s1["ended"], s1["error"]) == (
+        "2026-01-01T00:00:08.000Z",
         "cancelled with the run (user asked)",
     )
-    assert view.counts()["cancelled"] == 1
-    assert view.status == "cancelled"
+    assert detail.to_dict()["counts"]["cancelled"] == 1
+    assert detail.status == "cancelled"
+
+
+def test_a_step_in_flight_when_the_run_failed_shows_no_end_recorded() -> None:
+    events = [
+        *_events(),
+        PlanApproved(run_id="r", seq=3, plan_hash="sha256:x", by="person"),
+        RunStarted(run_id="r", seq=4, time="2026-01-01T00:00:04.000Z"),
+        _step(StepStarted, 5, "s1"),
+        RunFinished(run_id="r", seq=6, state="failed", reason="the log could not be written"),
+    ]
+    s1 = fold_view("r", events).to_dict()["steps"][0]
+    assert (s1["state"], s1["error"]) == ("running", "no end recorded (the run ended failed)")
 
 
 def test_report_sums_durations_per_tool_and_orders_steps_by_start() -> None:

@@ -21,7 +21,7 @@ from plansmith.binding._render import as_text
 from plansmith.binding._schema_check import PLACEHOLDER, bind_time_arguments, check_schema
 from plansmith.binding._types import TypeCheck, type_checks
 from plansmith.errors import BindingError, Location, PlansmithError
-from plansmith.formats._yaml_node import did_you_mean
+from plansmith.formats.yaml_nodes import did_you_mean
 from plansmith.model import Domain, JSONValue, Plan, Step, StepArg
 
 __all__ = ["bind", "merge_across_steps", "step_key", "StepKey", "PLACEHOLDER"]

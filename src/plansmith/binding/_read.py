@@ -66,7 +66,7 @@ from plansmith.binding._scalars import (
     written_tag,
 )
 from plansmith.errors import BindingError, Location, ParseError, PlansmithError
-from plansmith.formats._yaml_node import Source, compose, did_you_mean, is_null
+from plansmith.formats.yaml_nodes import Source, compose, did_you_mean, is_null
 from plansmith.model import JSONValue
 
 __all__ = ["load_bindings", "parse_bindings"]

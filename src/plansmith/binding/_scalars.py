@@ -11,7 +11,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from plansmith.errors import InputError
-from plansmith.formats._yaml_node import Source, is_null, number
+from plansmith.formats.yaml_nodes import Source, is_null, number
 from plansmith.model import Tier
 
 __all__ = [

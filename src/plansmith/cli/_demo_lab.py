@@ -63,7 +63,7 @@ def run_lab_demo(
     from plansmith.domains.lab import PCR_DOMAIN, problem_for
     from plansmith.domains.lab.sim import require_lab_venv, run_pcr
     from plansmith.formats import load_domain, parse_problem
-    from plansmith.planning._planner import plan as make_plan
+    from plansmith.planning import plan as make_plan
 
     text = problem_for(samples, channels, cycles)  # ValueError before any work
     python = require_lab_venv(build=True, python=lab_python)

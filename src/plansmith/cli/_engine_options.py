@@ -1,5 +1,6 @@
 """Where runs are logged and how steps are executed: ``--log``, ``--executor``,
-``--scheduler`` and ``--lease-ttl``, shared by ``run``, ``resume``, ``serve`` and ``mcp``."""
+``--scheduler`` and ``--lease-ttl``, shared by ``run``, ``resume``, ``serve`` and ``mcp``; and
+``--server-idle``, how long ``serve`` and ``mcp`` keep a tool server no run uses."""
 
 from __future__ import annotations
 
@@ -10,8 +11,18 @@ import typer
 
 if TYPE_CHECKING:
     from plansmith.engine import Engine
+    from plansmith.servers import WarmPools
 
-__all__ = ["LogOpt", "ExecutorOpt", "SchedulerOpt", "LeaseTtlOpt", "open_engine", "shares_log"]
+__all__ = [
+    "LogOpt",
+    "ExecutorOpt",
+    "SchedulerOpt",
+    "LeaseTtlOpt",
+    "ServerIdleOpt",
+    "open_engine",
+    "shares_log",
+    "keep_servers_warm",
+]
 
 LogOpt = Annotated[
     str | None,
@@ -49,6 +60,17 @@ LeaseTtlOpt = Annotated[
     ),
 ]
 
+ServerIdleOpt = Annotated[
+    float,
+    typer.Option(
+        "--server-idle",
+        min=0.0,
+        help="Seconds a tool server is kept running with no run using it (servers are "
+        "kept between runs and binding checks; 0: stopped when their last run ends). "
+        "Their error output goes to HOME/servers.log.",
+    ),
+]
+
 
 def shares_log(log: str | None) -> bool:
     """Whether ``--log`` names a database other engines may share (PostgreSQL)."""
@@ -83,3 +105,17 @@ def open_engine(
         existing=existing,
         read_only=read_only,
     )
+
+
+def keep_servers_warm(engine: Engine, executor: str, idle: float) -> WarmPools | None:
+    """For a face that lives long (``serve``, ``mcp``) running steps here: the engine's
+    tool servers kept warm between runs (``plansmith.servers.WarmPools``; their error
+    output in ``HOME/servers.log``), to be closed (``aclose``) once the face's runs have
+    ended. None for the dask executor, whose workers keep their own servers."""
+    if executor != "local":
+        return None
+    from plansmith.servers import WarmPools
+
+    warm = WarmPools(engine.home / "servers.log", idle_timeout=idle)
+    engine.pool_factory = warm.factory
+    return warm

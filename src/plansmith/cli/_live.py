@@ -2,8 +2,9 @@
 progress bar, the steps in flight, a line per retry, failure and replan), on a console
 that wraps nothing when it writes to a pipe or a file.
 
-The view runs in the runner's event loop, so what it prints costs the same whatever a
-tool wrote: a tool's text is shortened and its control characters escaped
+It moves a run view (``RunView``, every face's one fold of the events) on by each event
+and draws from it. The view runs in the runner's event loop, so what it prints costs
+the same whatever a tool wrote: a tool's text is shortened and its control characters escaped
 (``printable``), and nothing goes through rich's highlighter (its patterns take time
 that grows with the square of a long run of letters or digits)."""
 
@@ -19,7 +20,7 @@ from rich.text import Text
 from plansmith.cli._printable import printable
 
 if TYPE_CHECKING:
-    from plansmith.execution import StepFailed, StepRetrying
+    from plansmith.execution import RunView, StepView
 
 __all__ = ["LiveView", "make_console"]
 
@@ -44,9 +45,15 @@ _UNWRAPPED = 100_000  # columns: a table narrower than this is not wrapped
 
 
 class LiveView:
-    """A progress bar, the steps in flight, and a line per retry, failure and replan."""
+    """A progress bar, the steps in flight, and a line per retry, failure and replan.
 
-    def __init__(self, console: Console) -> None:
+    ``resumed``: the view of a run that is continued, folded from its log (no
+    ``PlanReady`` comes to tell its steps); its first line says how many are done once
+    its runner starts (not before: a resume may stop for approval, a lease, a file)."""
+
+    def __init__(self, console: Console, resumed: RunView | None = None) -> None:
+        from plansmith.execution import RunView
+
         self.console = console
         self.progress = Progress(
             TextColumn("{task.description}"),
@@ -57,21 +64,31 @@ class LiveView:
             transient=False,
         )
         self.task = self.progress.add_task("steps", total=None)
-        self.in_flight: set[str] = set()
+        self.view = RunView() if resumed is None else resumed
+        self.resumed = resumed is not None
         self.started = False  # the bar shows once a step starts: not for a bad input
-        self.resumed: tuple[int, int] | None = None
+        self._labels: dict[str, str] = {}  # a step in flight as the bar shows it
 
     def stop(self) -> None:
         if self.started:
             self.progress.stop()
 
-    def resume(self, total: int, done: int) -> None:
-        """A run continued from its log: its steps and those done already (said when its
-        runner starts, not before: a resume may stop for approval, a lease, a file)."""
-        self.resumed = (total, done)
+    def _label(self, step: str) -> str:
+        label = self._labels.get(step)
+        if label is None:
+            label = self._labels[step] = f"{step} {printable(self.view.steps[step].call, _CALL)}"
+        return label
+
+    def _steps(self) -> tuple[int, int]:
+        """The steps done, and the steps of the plan in force (not those a replan gave
+        up: failed or dropped)."""
+        counts = self.view.counts()
+        done = counts["succeeded"]
+        return done, done + counts["pending"] + counts["running"]
 
     def __call__(self, event: object) -> None:
         from plansmith.execution import (
+            Event,
             PlanReady,
             Replanned,
             RunFinished,
@@ -82,59 +99,69 @@ class LiveView:
             StepSucceeded,
         )
 
+        assert isinstance(event, Event)
+        view = self.view
+        view.apply(event)
         p = self.progress
         say = self.console.print
-        if isinstance(event, RunStarted) and self.resumed is not None:
-            total, done = self.resumed
+        if isinstance(event, RunStarted) and self.resumed:
+            done, total = self._steps()
             p.update(self.task, total=total, completed=done)
             say(Text(f"run {event.run_id}: resumed with {done} of {total} steps done"))
         elif isinstance(event, PlanReady):
-            total = len(event.bound.get("steps") or [])  # type: ignore[arg-type]
+            total = len(view.steps)
             p.update(self.task, total=total)
             say(Text(f"run {event.run_id}: plan {event.plan_hash}: {total} steps"))
         elif isinstance(event, StepStarted):
             if not self.started:
                 self.started = True
                 p.start()
-            self.in_flight.add(f"{event.step} {printable(event.call, _CALL)}")
-        elif isinstance(event, StepSucceeded | StepFailed):
-            self.in_flight = {s for s in self.in_flight if not s.startswith(event.step + " ")}
-            if isinstance(event, StepSucceeded):
-                p.advance(self.task)
-            else:
-                say(_line(("failed", "red"), event))
+        elif isinstance(event, StepSucceeded):
+            p.update(self.task, completed=self._steps()[0])
+        elif isinstance(event, StepFailed):
+            say(_line(("failed", "red"), view.steps[event.step], view.run_id))
         elif isinstance(event, StepRetrying):
-            say(_line(("retry", "yellow"), event, f" attempt {event.attempt}"))
+            step = view.steps[event.step]
+            attempt = f" attempt {step.retries[-1].attempt}"
+            say(_line(("retry", "yellow"), step, view.run_id, attempt))
         elif isinstance(event, Replanned):
-            steps = len(event.bound.get("steps") or [])  # type: ignore[arg-type]
-            without = printable(", ".join(event.failed))
-            say(Text.assemble(("replanned", "cyan"), f" without {without}: {steps} new steps"))
-            total = int(p.tasks[0].completed) + steps
-            p.update(self.task, total=total)
+            replan = view.replans[-1]
+            without = printable(", ".join(replan.failed))
+            new = len(replan.new_steps)
+            say(Text.assemble(("replanned", "cyan"), f" without {without}: {new} new steps"))
+            p.update(self.task, total=self._steps()[1])
         elif isinstance(event, RunFinished):
-            self.in_flight = set()  # what was in flight ended with the run
             if self.started:  # the bar, final, above how the run ended
                 p.update(self.task, description="steps")
                 self.stop()
                 self.started = False
-            color = "green" if event.state == "succeeded" else "red"
-            reason = f": {shown(event.reason, event.run_id)}" if event.reason else ""
-            say(Text.assemble((f"run {event.state}", color), reason))
-            if event.state != "succeeded":
-                say(Text(f"what ran: plansmith show {event.run_id}"))
-        flight = ", ".join(sorted(self.in_flight)[:4])
-        more = f" +{len(self.in_flight) - 4}" if len(self.in_flight) > 4 else ""
+            state = view.finished or event.state
+            color = "green" if state == "succeeded" else "red"
+            reason = f": {shown(view.reason, view.run_id)}" if view.reason else ""
+            say(Text.assemble((f"run {state}", color), reason))
+            if state != "succeeded":
+                say(Text(f"what ran: plansmith show {view.run_id}"))
+        # what was in flight when the run ended ended with it
+        flying = () if view.finished is not None else view.in_flight
+        flight = ", ".join(sorted(self._label(i) for i in flying)[:4])
+        more = f" +{len(flying) - 4}" if len(flying) > 4 else ""
         p.update(self.task, description=f"steps [dim]{escape(flight)}{more}[/]")
 
 
 _CALL = 60  # the characters of a call in flight that the bar shows
 
 
-def _line(word: tuple[str, str], event: StepFailed | StepRetrying, attempt: str = "") -> Text:
-    """``failed s1 action: error_class: message`` (``retry s1 attempt 2: ...``)."""
-    what = attempt or f" {printable(event.action, _CALL)}"
+def _line(word: tuple[str, str], step: StepView, run_id: str, attempt: str = "") -> Text:
+    """``failed s1 action: error_class: message`` (``retry s1 attempt 2: ...``): of the
+    step's failure, or of its last retry."""
+    if attempt:
+        last = step.retries[-1]
+        error_class, message = last.error_class, last.message
+    else:
+        error_class, message = step.error_class or "", step.message or ""
+    what = attempt or f" {printable(step.action, _CALL)}"
     return Text.assemble(
         word,
-        f" {printable(event.step, _CALL)}{what}: {printable(event.error_class, _CALL)}: ",
-        shown(event.message, event.run_id),
+        f" {printable(step.id, _CALL)}{what}: {printable(error_class, _CALL)}: ",
+        shown(message, run_id),
     )

@@ -17,6 +17,8 @@ from plansmith.cli._engine_options import (
     LeaseTtlOpt,
     LogOpt,
     SchedulerOpt,
+    ServerIdleOpt,
+    keep_servers_warm,
     open_engine,
     shares_log,
 )
@@ -36,6 +38,7 @@ _KEYS = {
     "executor",
     "scheduler",
     "lease_ttl",
+    "server_idle",  # seconds a tool server no run uses is kept (--server-idle)
     "research_sources",  # folders of documents for the research tools (DIR or NAME=DIR)
 }
 
@@ -82,6 +85,13 @@ def _config(path: Path | None) -> dict[str, Any]:
                 location=Location(str(path), _line_of(text, key)),
                 hint=f"{key} is the number of {what} at most: 1 or more",
             )
+    idle = data.get("server_idle", 0)
+    if isinstance(idle, bool) or not isinstance(idle, int | float) or idle < 0:
+        raise InputError(
+            f"server_idle must be a number of seconds, 0 or more, not {idle!r}",
+            location=Location(str(path), _line_of(text, "server_idle")),
+            hint="server_idle is how long a tool server no run uses is kept",
+        )
     return data
 
 
@@ -127,6 +137,7 @@ def mcp_command(
     executor: ExecutorOpt = "local",
     scheduler: SchedulerOpt = None,
     lease_ttl: LeaseTtlOpt = 30.0,
+    server_idle: ServerIdleOpt = 300.0,
 ) -> None:
     """Serve plansmith over MCP: list_domains, make_plan (goal, tasks or a request in
     natural language), approve_plan, start_run, get_run_status, get_run_report; with
@@ -150,13 +161,16 @@ def mcp_command(
     tiers = conf.get("approve_tiers")
     policy = ApprovalPolicy.parse(str(tiers)) if tiers else None  # before the log is opened
     log = log or (str(conf["log"]) if conf.get("log") else None)
+    executor = str(conf.get("executor", executor)) if executor == "local" else executor
     engine = open_engine(
         base / str(conf["home"]) if conf.get("home") else home,  # --home: to the cwd
         log=log,
-        executor=str(conf.get("executor", executor)) if executor == "local" else executor,
+        executor=executor,
         scheduler=scheduler or (str(conf["scheduler"]) if conf.get("scheduler") else None),
         lease_ttl=float(conf.get("lease_ttl", lease_ttl)),
     )
+    # the tool servers kept between runs and binding checks (not for dask's workers)
+    warm = keep_servers_warm(engine, executor, float(conf.get("server_idle", server_idle)))
     service = EngineService(
         engine,
         load_folders(dirs),
@@ -180,6 +194,8 @@ def mcp_command(
         await service.aclose()
         if research is not None:
             await research.aclose()
+        if warm is not None:  # then stop the tool servers the runs kept warm
+            await warm.aclose()
 
     server = build_face_server(
         service,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from plansmith.cli._inputs import load_inputs, plan_gtpyhop_folder, write_atomically
 from plansmith.errors import PlansmithError
-from plansmith.planning._options import HEURISTIC_NAMES, SEARCH_NAMES, PlanOptions
+from plansmith.planning import HEURISTIC_NAMES, SEARCH_NAMES, PlanOptions
 
 __all__ = ["PLAN_HELP", "build_parser", "run_plan"]
 

@@ -14,7 +14,7 @@ import typer
 
 from plansmith.cli._app import app, guarded
 from plansmith.cli._check import HomeOpt
-from plansmith.errors import ExecutionError, Location
+from plansmith.errors import ExecutionError
 
 __all__: list[str] = []
 
@@ -147,6 +147,5 @@ def research_command(
     if status.state != "succeeded":
         raise ExecutionError(
             f"research {status.run_id} {status.state}: {status.error or 'no report'}",
-            location=Location(step=status.run_id),
             hint=f"see {where / 'servers.log'} and the run log (plansmith show {status.run_id})",
         )

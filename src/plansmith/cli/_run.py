@@ -1,4 +1,4 @@
-"""``plansmith run | resume | replay | runs | show``: run plans durably and inspect runs."""
+"""``plansmith run | resume | replay``: run plans durably (``runs`` and ``show``: ``_show``)."""
 
 # The engine imports the MCP SDK (about 0.6 s of CPU); commands import it lazily so that
 # `plansmith --help` and the planning commands stay fast.
@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated
 import anyio
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from plansmith.cli._app import app, guarded
 from plansmith.cli._check import BindingsOpt, HomeOpt, ServersOpt
@@ -27,12 +26,12 @@ from plansmith.cli._engine_options import (
 )
 from plansmith.cli._interrupts import Interrupts
 from plansmith.cli._live import LiveView, make_console, shown
-from plansmith.cli._printable import printable
-from plansmith.errors import ApprovalRequiredError, ExecutionError, InputError, PlansmithError
+from plansmith.cli._person import cli_person
+from plansmith.errors import ApprovalRequiredError, ExecutionError, InputError
 
 if TYPE_CHECKING:
     from plansmith.engine import Engine
-    from plansmith.execution import Event
+    from plansmith.execution import RunView
 
 __all__: list[str] = []
 
@@ -64,17 +63,15 @@ def _drive(
     interrupts: Interrupts,
     as_json: bool,
     go: Callable[[Callable[[object], None]], Awaitable[object]],
-    resumed: tuple[int, int] | None = None,
+    resumed: RunView | None = None,
 ) -> object | None:
     """Run ``go`` with the JSON lines or the live view, stopped by ``interrupts``: its
     outcome, or None if a signal stopped it before the engine had the run. ``resumed``:
-    the steps and those done of a run that is continued (no PlanReady comes to tell
-    them)."""
-    view = None if as_json else LiveView(make_console(stderr=True))
+    the view of a run that is continued, from its log (no PlanReady comes to tell its
+    steps); the live view moves it on."""
+    view = None if as_json else LiveView(make_console(stderr=True), resumed)
     sink: Callable[[object], None] = _json_line if view is None else view
     if view is not None:
-        if resumed is not None:
-            view.resume(*resumed)
         interrupts.say = lambda text: view.console.print(escape(text))
     try:
         outcome = anyio.run(interrupts.drive, lambda: go(interrupts.watch(sink)))
@@ -151,6 +148,7 @@ def run_command(
         return await engine.run(
             inputs,
             approve=yes,
+            approver=cli_person() if yes else "",
             policy=policy,
             max_parallel=max_parallel,
             subscribe=sink,
@@ -190,19 +188,11 @@ def resume_command(
     5 the run failed or was cancelled, or could not be carried out (a server did not
     start, no plan bound); 6 awaiting approval (add --yes); 7 another engine drives the
     run; 130 cancelled by Ctrl-C (SIGINT); 143 cancelled by SIGTERM."""
-    from plansmith.execution import StepState, fold
-
-    engine = open_engine(
-        home,
-        log=log,
-        executor=executor,
-        scheduler=scheduler,
-        lease_ttl=lease_ttl,
-        existing=True,
+    engine, view = existing_run(
+        run_id, home=home, log=log, executor=executor, scheduler=scheduler, lease_ttl=lease_ttl
     )
     try:
-        state = fold(run_id, engine.log.events(run_id))
-        changed = engine.changed_inputs(run_id) if state.finished is None else ()
+        changed = engine.changed_inputs(run_id) if view.finished is None else ()
     except BaseException:
         engine.close()
         raise
@@ -213,27 +203,64 @@ def resume_command(
                 f" run began: {file.meaning}",
                 err=True,
             )
-    if state.finished is not None:  # nothing to continue: say so
+    if view.finished is not None:  # nothing to continue: say so
         engine.close()
-        why = f" ({shown(state.finished_reason, run_id)})" if state.finished_reason else ""
-        new = "" if state.finished == "succeeded" else "; `plansmith run` starts a new run"
+        why = f" ({shown(view.reason, run_id)})" if view.reason else ""
+        new = "" if view.finished == "succeeded" else "; `plansmith run` starts a new run"
         typer.echo(
-            f"run {run_id} had already finished: {state.finished}{why}: nothing to resume{new}",
+            f"run {run_id} had already finished: {view.finished}{why}: nothing to resume{new}",
             err=True,
         )
-        _exit_for(state.finished)
+        _exit_for(view.finished)
         return
-    done = sum(st is StepState.SUCCEEDED for st in state.states.values())
-    # the steps of the plan in force: not those a replan gave up (failed, dropped)
-    live = (StepState.SUCCEEDED, StepState.PENDING, StepState.RUNNING)
-    total = sum(st in live for st in state.states.values())
 
     async def go(sink: Callable[[object], None]) -> object:
-        return await engine.resume(run_id, approve=yes, max_parallel=max_parallel, subscribe=sink)
+        return await engine.resume(
+            run_id,
+            approve=yes,
+            approver=cli_person() if yes else "",
+            max_parallel=max_parallel,
+            subscribe=sink,
+        )
 
+    go_on(engine, run_id, as_json, go, view)
+
+
+def existing_run(
+    run_id: str,
+    *,
+    home: Path,
+    log: str | None,
+    executor: str,
+    scheduler: str | None,
+    lease_ttl: float,
+) -> tuple[Engine, RunView]:
+    """The engine of an existing run log, and the run's view from it (the engine closed
+    if the run cannot be read)."""
+    from plansmith.execution import RunView
+
+    engine = open_engine(
+        home, log=log, executor=executor, scheduler=scheduler, lease_ttl=lease_ttl, existing=True
+    )
+    try:
+        return engine, RunView.fold(engine.log.events(run_id), run_id)
+    except BaseException:
+        engine.close()
+        raise
+
+
+def go_on(
+    engine: Engine,
+    run_id: str,
+    as_json: bool,
+    go: Callable[[Callable[[object], None]], Awaitable[object]],
+    view: RunView,
+) -> None:
+    """Drive ``go`` (a resume, retry or approval of ``run_id``) with the live view or
+    JSON lines, stopped by signals; close the engine and exit as the run ended."""
     with Interrupts(engine, run_id) as interrupts:  # until the log is closed
         try:
-            outcome = _drive(interrupts, as_json, go, (total, done))
+            outcome = _drive(interrupts, as_json, go, view)
         finally:
             engine.close()
     _exit_for(getattr(outcome, "state", "cancelled"), interrupts.exit_code)
@@ -279,225 +306,5 @@ def replay_command(
     )
 
 
-@app.command("runs")
-@guarded
-def runs_command(
-    home: HomeOpt = Path(".plansmith"),
-    log: LogOpt = None,
-    limit: Annotated[
-        int, typer.Option("--limit", "-n", min=0, help="The newest runs to list; 0: all.")
-    ] = 20,
-    as_json: Annotated[
-        bool,
-        typer.Option(
-            "--json",
-            help="One JSON line per run on stdout: run_id, created, state, steps_done"
-            " (and error, for a run whose events cannot be read).",
-        ),
-    ] = False,
-) -> None:
-    """List the newest runs in the run log, oldest of them first.
-
-    Exit codes: 0 listed (a run whose events cannot be read is listed as unreadable); 2 no
-    run log there."""
-    from plansmith.execution import fold
-
-    engine = open_engine(home, log=log, existing=True, read_only=True)
-    rows: list[dict[str, str | int | None]] = []
-    unreadable: list[str] = []
-    try:
-        infos = engine.log.runs()
-        shown = infos[-limit:] if limit else infos
-        for info in shown:
-            row: dict[str, str | int | None] = {"run_id": info.run_id, "created": info.created}
-            try:
-                state = fold(info.run_id, engine.log.events(info.run_id))
-            except PlansmithError as error:  # one damaged run: the others are listed
-                what = str(error).splitlines()[0]  # located, without the hint
-                row |= {"state": "unreadable", "steps_done": None, "error": what}
-                unreadable.append(f"run {info.run_id} is unreadable: {printable(what)}")
-            else:
-                awaiting = state.bound is not None and state.approved is None
-                status = state.finished or ("awaiting approval" if awaiting else "unfinished")
-                row |= {"state": status, "steps_done": len(state.order)}
-            rows.append(row)
-    finally:
-        engine.close()
-    if not rows:
-        typer.echo("no runs in the run log yet", err=True)
-        return
-    if as_json:
-        sys.stdout.writelines(_compact(row) for row in rows)
-    else:
-        table = Table("run", "created", "state", "steps done")
-        for row in rows:
-            cells = (row["run_id"], row["created"], row["state"], row["steps_done"])
-            table.add_row(*_cells(*("" if cell is None else str(cell) for cell in cells)))
-        make_console().print(table)
-    for line in unreadable:
-        typer.echo(line, err=True)
-    if len(shown) < len(infos):
-        older = len(infos) - len(shown)
-        typer.echo(f"{older} older run(s) not listed: --limit 0 lists all", err=True)
-
-
-@app.command("show")
-@guarded
-def show_command(
-    run_id: Annotated[str, typer.Argument(help="The run to show.")],
-    home: HomeOpt = Path(".plansmith"),
-    log: LogOpt = None,
-    as_json: Annotated[
-        bool,
-        typer.Option(
-            "--json",
-            help="The run's recorded events, one JSON line each on stdout (as `run --json`"
-            " prints them), with values kept in the blob store given in full.",
-        ),
-    ] = False,
-) -> None:
-    """What ran, timings, outputs, failures and replans of one run, and the steps it
-    left without an end (in flight when it was cancelled, or when its engine stopped).
-
-    Exit codes: 0 shown; 2 no such run or run log; 5 the run's events cannot be read, or
-    (--json) a value in the blob store is missing."""
-    from plansmith.execution import (
-        Replanned,
-        RunCancelled,
-        RunFinished,
-        StepFailed,
-        StepRetrying,
-        StepStarted,
-        StepSucceeded,
-        elapsed_ms,
-        is_blob_ref,
-        unpack,
-    )
-
-    engine = open_engine(home, log=log, existing=True, read_only=True)
-    try:
-        events = engine.log.events(run_id)
-        if as_json:  # every line made before any is written: a missing blob writes none
-            lines = [
-                _compact({k: unpack(engine.log, v) for k, v in e.to_dict().items()}) for e in events
-            ]
-            sys.stdout.writelines(lines)
-            return
-    finally:
-        engine.close()
-    console = make_console()
-    table = Table("step", "action", "server/tool", "attempt", "ms", "outcome")
-    # started (or to be tried again after a retry), no end yet: the event, the attempt
-    open_steps: dict[str, tuple[StepStarted | StepRetrying, int]] = {}
-    stopped: RunCancelled | RunFinished | None = None  # what ended the run
-    for e in events:
-        if isinstance(e, StepStarted):
-            open_steps[e.step] = (e, e.attempt)
-        elif isinstance(e, StepSucceeded):
-            open_steps.pop(e.step, None)
-            if is_blob_ref(e.outputs):
-                short = "in the blob store (show --json gives them in full)"
-            else:
-                outputs = json.dumps(e.outputs, ensure_ascii=False)
-                short = printable(outputs, _OUTPUTS, whole=_WHOLE)
-            table.add_row(
-                *_cells(e.step, e.call, f"{e.server}/{e.tool}", str(e.attempt)),
-                f"{e.duration_ms:.1f}",
-                escape(short),
-            )
-        elif isinstance(e, StepFailed):
-            open_steps.pop(e.step, None)
-            table.add_row(
-                *_cells(e.step, e.call, f"{e.server}/{e.tool}", str(e.attempt)),
-                f"{e.duration_ms:.1f}",
-                f"[red]{_cell(e.error_class)}[/]: {_detail(e.message)}",
-            )
-        elif isinstance(e, StepRetrying):  # the next attempt follows, with no start event
-            open_steps[e.step] = (e, e.attempt + 1)
-            table.add_row(
-                *_cells(e.step, e.call, f"{e.server}/{e.tool}", str(e.attempt)),
-                "",
-                f"[yellow]retry[/] {_cell(e.error_class)}: {_detail(e.message)}",
-            )
-        elif isinstance(e, Replanned):
-            table.add_row(
-                "", "[cyan]replanned[/]", "", "", "", f"without {_cell(', '.join(e.failed))}"
-            )
-        elif isinstance(e, RunCancelled | RunFinished) and stopped is None:
-            stopped = e
-    for e, attempt in open_steps.values():
-        ms = elapsed_ms(e.time, stopped.time) if stopped is not None else None
-        if isinstance(stopped, RunCancelled):
-            outcome = "[yellow]cancelled[/] with the run"
-        elif stopped is not None:
-            outcome = "[yellow]no end recorded[/]"
-        else:
-            outcome = "[yellow]started, no end yet[/]"
-        table.add_row(
-            *_cells(e.step, e.call, f"{e.server}/{e.tool}", str(attempt)),
-            "" if ms is None else f"{ms:.1f}",
-            outcome,
-        )
-    console.print(table)
-    console.print(escape(_how_it_stands(run_id, events)))
-
-
-def _how_it_stands(run_id: str, events: list[Event]) -> str:
-    """``show``'s last line: how the run ended, or what it waits for."""
-    from plansmith.engine import made_from_files
-    from plansmith.execution import AwaitingApproval, PlanApproved, RunCreated, RunFinished
-
-    finished = [e for e in events if isinstance(e, RunFinished)]
-    if finished:
-        last = finished[-1]
-        first, _, rest = (last.reason or "").partition("\n")
-        reason = f" ({printable(first.removesuffix(':'), whole=_WHOLE)})" if first else ""
-        if rest:  # the lines below it: each problem of a failed replan, say
-            rest = ":\n" + printable(rest, _REASON_REST, lines=_REASON_LINES, whole=_WHOLE)
-        return f"run {run_id}: {last.state}{reason}{rest}"
-    asked = [e for e in events if isinstance(e, AwaitingApproval | PlanApproved)]
-    if asked and isinstance(asked[-1], AwaitingApproval):
-        created = next((e for e in events if isinstance(e, RunCreated)), None)
-        if created is not None and not made_from_files(created.inputs):
-            return (
-                f"run {run_id}: awaiting approval of plan {asked[-1].plan_hash}; it was made"
-                " from a plan (Engine.run_plan), not from files, and cannot be resumed: run"
-                " the plan again with approve=True"
-            )
-        return (
-            f"run {run_id}: awaiting approval of plan {asked[-1].plan_hash}: approve with"
-            f" `plansmith resume {run_id} --yes`"
-        )
-    if all(isinstance(e, RunCreated) for e in events):
-        return (
-            f"run {run_id}: not finished, and no plan bound yet (its engine is starting its"
-            " tool servers, or stopped before it could: then `plansmith run` starts a new run)"
-        )
-    return (
-        f"run {run_id}: not finished (if its engine stopped, `plansmith resume {run_id}`"
-        " continues it)"
-    )
-
-
-# what ``show`` prints of a tool's or a server's text: the rest is in ``show --json``
-_WHOLE = "show --json gives it in full"
-#: of the lines of a run's reason below its first (a failed replan's problems, two lines each)
-_REASON_REST, _REASON_LINES = 8000, 40
-_OUTPUTS = 60  # the characters of a step's outputs (as JSON) in their cell
-_DETAIL, _DETAIL_LINES = 500, 5  # of a failure's message in its cell
-
-
-def _cells(*values: str) -> list[str]:
-    """Table cells that show ``values`` (from the plan, or from tools: an argument can be
-    a tool's output) as they are: shortened, their control characters escaped, and not
-    read as markup."""
-    return [_cell(value) for value in values]
-
-
-def _cell(value: str) -> str:
-    return escape(printable(value))
-
-
-def _detail(message: str) -> str:
-    """A failure's message in its cell: its first lines."""
-    return escape(printable(message, _DETAIL, lines=_DETAIL_LINES, whole=_WHOLE))
+# ``runs`` and ``show`` live in their own module; importing this one registers them too
+from plansmith.cli import _show  # noqa: E402, F401

@@ -4,16 +4,29 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from plansmith.cli._app import app, guarded
 from plansmith.cli._check import HomeOpt
-from plansmith.cli._engine_options import ExecutorOpt, LeaseTtlOpt, LogOpt, SchedulerOpt
+from plansmith.cli._engine_options import (
+    ExecutorOpt,
+    LeaseTtlOpt,
+    LogOpt,
+    SchedulerOpt,
+    ServerIdleOpt,
+    keep_servers_warm,
+    open_engine,
+)
 from plansmith.cli._listen import listen, url_of
 from plansmith.errors import InputError
+
+if TYPE_CHECKING:
+    from plansmith.servers import WarmPools
 
 __all__: list[str] = []
 
@@ -47,13 +60,13 @@ def serve_command(
     executor: ExecutorOpt = "local",
     scheduler: SchedulerOpt = None,
     lease_ttl: LeaseTtlOpt = 30.0,
+    server_idle: ServerIdleOpt = 300.0,
 ) -> None:
     """Serve the web plan controller: see a plan, approve it, watch it run live.
     Listens on 127.0.0.1 unless --host says otherwise (then set --token)."""
     import uvicorn
 
-    from plansmith.web import WebSettings, create_app
-    from plansmith.web._server import StoppingServer
+    from plansmith.web import StoppingServer, WebSettings, create_app
 
     for name, path in (("--servers", servers), ("--bindings", bindings)):
         if path is not None and not path.is_file():
@@ -82,11 +95,32 @@ def serve_command(
         f"plansmith serve: {url_of(listening)} (runs in {home}; Ctrl-C stops)",
         err=True,
     )
+    engine = open_engine(home, log=log, executor=executor, scheduler=scheduler, lease_ttl=lease_ttl)
+    # the tool servers kept between runs and binding checks (not for dask's workers)
+    warm = keep_servers_warm(engine, executor, server_idle)
+    web_app = create_app(engine, settings)
+    if warm is not None:  # stopped once the app's runs have ended (its lifespan's end)
+        web_app.router.lifespan_context = _then_close(web_app.router.lifespan_context, warm)
     # On Ctrl-C the runs are stopped first, which ends their event streams (see
     # StoppingServer); other open connections get 3 s to end.
     config = uvicorn.Config(
-        create_app(settings),
+        web_app,
         log_level="warning",
         timeout_graceful_shutdown=3,
     )
     StoppingServer(config).run(sockets=[listening])
+
+
+def _then_close(lifespan: Any, warm: WarmPools) -> Any:
+    """``lifespan`` (the app's: at its end it stops the runs and closes the engine), then
+    ``warm``'s servers stopped."""
+
+    @asynccontextmanager
+    async def then_close(app: Any) -> AsyncIterator[Any]:
+        try:
+            async with lifespan(app) as state:
+                yield state
+        finally:
+            await warm.aclose()
+
+    return then_close

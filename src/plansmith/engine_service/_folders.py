@@ -98,7 +98,6 @@ def problem_of(
     if not goal and not tasks:
         raise InputError(
             "make_plan needs a goal, tasks or a request",
-            location=Location(step="make_plan"),
             hint='pass goal=["pred(obj)"], tasks=["task(obj)"] or request="..."',
         )
     data: dict[str, object] = {

@@ -81,7 +81,7 @@ class PatchDrafts:
         if report.get("state") != "succeeded" or found is None:
             raise InputError(
                 f"run {run_id} is {report.get('state')}, not a finished diagnosis",
-                location=Location(step="run_id"),
+                location=Location(argument="run_id"),
                 hint="run the diagnose plan (tasks=['diagnose(suite)']) and wait until "
                 "get_run_status says succeeded",
             )
@@ -103,7 +103,7 @@ class PatchDrafts:
         if folder is None or binding is None or not folder.servers_file.is_file():
             raise InputError(
                 f"domain {domain!r} has no apply_patch binding and servers.json",
-                location=Location(step="run_id"),
+                location=Location(argument="run_id"),
                 hint="draft_patch works on runs of the code domain",
             )
         server = load_servers(folder.servers_file).get(binding.server)

@@ -11,108 +11,62 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from plansmith.execution import (
-    Event,
-    PlanApproved,
-    PlanReady,
-    Replanned,
-    RunFinished,
-    RunLog,
-    StepFailed,
-    StepRetrying,
-    StepStarted,
-    StepSucceeded,
-    unpack,
-)
+from plansmith.execution import Event, RunLog, RunView, StepState, StepView, unpack
 
 __all__ = ["build_report", "report_markdown"]
 
 
-def _step_rows(events: Sequence[Event], log: RunLog) -> list[dict[str, Any]]:
-    rows: dict[str, dict[str, Any]] = {}
-    for e in events:
-        if isinstance(e, StepStarted | StepSucceeded | StepFailed | StepRetrying):
-            row = rows.setdefault(
-                e.step,
-                {
-                    "step": e.step,
-                    "action": e.action,
-                    "args": list(e.args),
-                    "server": e.server,
-                    "tool": e.tool,
-                    "attempts": 0,
-                    "retries": 0,
-                    "outcome": "running",
-                    "duration_ms": None,
-                    "outputs": [],
-                    "error": None,
-                },
-            )
-            row["attempts"] = max(row["attempts"], e.attempt)
-        if isinstance(e, StepRetrying):
-            rows[e.step]["retries"] += 1
-        elif isinstance(e, StepSucceeded):
-            outputs = unpack(log, e.outputs)
-            pairs = outputs.items() if isinstance(outputs, dict) else []
-            rows[e.step].update(
-                outcome="succeeded",
-                duration_ms=round(e.duration_ms, 3),
-                outputs=[{"from": f"{e.step}.{k}", "value": v} for k, v in pairs],
-            )
-        elif isinstance(e, StepFailed):
-            rows[e.step].update(
-                outcome="failed",
-                duration_ms=round(e.duration_ms, 3),
-                error=f"{e.error_class}: {e.message}",
-            )
-    return list(rows.values())
+def _outcome(step: StepView, view: RunView) -> str:
+    """The step's state; a step still running when the run ended has no end recorded."""
+    if step.state is StepState.RUNNING and view.finished is not None:
+        return "no end recorded"
+    return step.state.value
 
 
-def _new_steps(bound: Mapping[str, Any]) -> list[str]:
-    """The steps a replan put in force, as ``ID action(args)``."""
-    steps = bound.get("steps")
-    if not isinstance(steps, list):
-        return []
-    return [
-        f"{s.get('id')} {s.get('action')}({', '.join(map(str, s.get('args') or []))})"
-        for s in steps
-        if isinstance(s, dict)
-    ]
+def _step_row(step: StepView, view: RunView, log: RunLog) -> dict[str, Any]:
+    outputs = unpack(log, step.outputs)
+    pairs = outputs.items() if isinstance(outputs, dict) else []
+    return {
+        "step": step.id,
+        "action": step.action,
+        "args": list(step.args),
+        "server": step.server,
+        "tool": step.tool,
+        "attempts": step.attempts,
+        "retries": len(step.retries),
+        "outcome": _outcome(step, view),
+        "duration_ms": None if step.duration_ms is None else round(step.duration_ms, 3),
+        "outputs": [{"from": f"{step.id}.{k}", "value": v} for k, v in pairs],
+        "error": step.error,
+    }
 
 
 def build_report(
     run_id: str, events: Sequence[Event], log: RunLog, asked: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The JSON report; ``asked`` is what the client asked for (request, goal, translation)."""
-    plan_hash = next((e.plan_hash for e in events if isinstance(e, PlanReady)), None)
-    approvals = [e.by for e in events if isinstance(e, PlanApproved)]
-    finished = next((e for e in events if isinstance(e, RunFinished)), None)
-    steps = _step_rows(events, log)
-    if finished is not None:  # what was in flight when the run ended ended with it
-        ended = "cancelled" if finished.state == "cancelled" else "no end recorded"
-        for row in steps:
-            if row["outcome"] == "running":
-                row["outcome"] = ended
+    view = RunView.fold(events, run_id)
+    # the steps that ran (a step the run never started is not in the report), in plan order
+    steps = [_step_row(s, view, log) for s in view.steps.values() if s.attempts]
     replans = [
         {
-            "failed": list(e.failed),
-            "reason": e.reason,
-            "plan_hash": e.plan_hash,
-            "new_steps": _new_steps(e.bound),
+            "failed": list(r.failed),
+            "reason": r.reason,
+            "plan_hash": r.plan_hash,
+            "new_steps": [_call(view.steps[i]) for i in r.new_steps],
         }
-        for e in events
-        if isinstance(e, Replanned)
+        for r in view.replans
     ]
     return {
         "run_id": run_id,
         "asked": dict(asked),
         "plan": {
-            "hash": plan_hash,
-            "approved_by": asked.get("approved_by") or (approvals[0] if approvals else None),
-            "approval_event": approvals[0] if approvals else None,
+            "hash": view.plan_hash,
+            "approved_by": asked.get("approved_by") or view.approved_by,
+            "approval_event": view.approved_by,
         },
-        "state": finished.state if finished else "running",
-        "reason": finished.reason if finished else None,
+        "state": view.finished or "running",
+        "reason": view.reason,
         "llm_calls": int(asked.get("llm_calls", 0)),
         "steps": steps,
         "outputs": [o for s in steps for o in s["outputs"]],
@@ -121,6 +75,11 @@ def build_report(
         "replans": replans,
         "servers": dict(sorted(Counter(s["server"] for s in steps).items())),
     }
+
+
+def _call(step: StepView) -> str:
+    """A step a replan put in force, as ``ID action(args)``."""
+    return f"{step.id} {step.action}({', '.join(map(str, step.args))})"
 
 
 def _value(value: Any) -> str:

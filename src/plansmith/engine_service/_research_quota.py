@@ -33,7 +33,6 @@ class SourceQuota:
         if self.max_in_flight < 1 or self.max_calls < 1:
             raise InputError(
                 f"a source quota needs max_in_flight >= 1 and max_calls >= 1, not {self}",
-                location=Location(step="quota"),
                 hint="give each source at least one call at a time and one call per run",
             )
 

@@ -30,7 +30,7 @@ from plansmith.engine_service._research_run import (
 )
 from plansmith.engine_service._research_status import read_report, research_status
 from plansmith.errors import BusyError, InputError, Location, PlansmithError, RunNotFoundError
-from plansmith.execution import Event, RunOutcome, ToolResult, fold
+from plansmith.execution import Event, RunOutcome, RunView, ToolResult
 from plansmith.servers import ResearchHandle, ResearchReport, ResearchStatus
 
 __all__ = ["ResearchService", "budget_from"]
@@ -45,13 +45,14 @@ def budget_from(given: Mapping[str, float] | None, default: Budget) -> Budget:
     if unknown:
         raise InputError(
             f"unknown budget key(s): {', '.join(unknown)}",
-            location=Location(step="budget"),
+            location=Location(argument="budget"),
             hint=f"the budget's keys are {', '.join(_BUDGET_KEYS)}",
         )
     values = {k: given.get(k, getattr(default, k)) for k in _BUDGET_KEYS}
     if any(isinstance(v, bool) or not isinstance(v, int | float) or v < 0 for v in values.values()):
         raise InputError(
-            f"budget values must be numbers >= 0, not {values}", location=Location(step="budget")
+            f"budget values must be numbers >= 0, not {values}",
+            location=Location(argument="budget"),
         )
     return Budget(
         int(values["max_subtasks"]), int(values["max_searches"]), float(values["max_seconds"])
@@ -143,19 +144,18 @@ class ResearchService:
         if unknown:
             raise InputError(
                 f"unknown source(s): {', '.join(unknown)}",
-                location=Location(step="sources"),
+                location=Location(argument="sources"),
                 hint=f"sources are: {', '.join(self.sources)}",
             )
         depth = self.depth if max_depth is None else max_depth
         if not 1 <= depth <= 8:
             raise InputError(
                 f"max_depth must be 1 to 8 (passages read per search), not {depth}",
-                location=Location(step="max_depth"),
+                location=Location(argument="max_depth"),
             )
         if self.active() >= self.max_runs:
             raise BusyError(
                 f"{self.max_runs} research runs are in flight, the most this server allows",
-                location=Location(step="start_research"),
                 hint="busy, retry later (poll get_research_status until one finishes)",
             )
         request = ResearchRequest(
@@ -212,7 +212,7 @@ class ResearchService:
         if run is None or (not self.share_runs and run.owner != owner):
             raise RunNotFoundError(
                 f"no research run {run_id!r} in this session",
-                location=Location(step="run_id"),
+                location=Location(argument="run_id"),
                 hint="start one with start_research; use the run_id it returns",
             )
         return run
@@ -229,7 +229,8 @@ class ResearchService:
         run = self._runs.get(run_id)
         if run is None and (self.share_runs or owner == "local"):  # an earlier process's
             try:
-                state = fold(run_id, self.engine.log.events(run_id)).finished or "interrupted"
+                view = RunView.fold(self.engine.log.events(run_id), run_id)
+                state = view.finished or "interrupted"
             except RunNotFoundError:
                 state = "succeeded"  # not in this log: only the run's folder can tell
             return read_report(self.engine.home / "runs" / run_id, run_id, state, trace)

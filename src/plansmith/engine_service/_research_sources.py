@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from plansmith.domains.research import PYTHON_DOCS_EXCLUDES, find_python_docs
-from plansmith.errors import InputError, Location
+from plansmith.errors import InputError
 
 __all__ = ["sources_from_specs", "excludes_for"]
 
@@ -25,7 +25,6 @@ def sources_from_specs(specs: Iterable[str], *, base: Path | None = None) -> dic
         if not root.is_dir():
             raise InputError(
                 f"source {text}: no such folder",
-                location=Location(step="sources"),
                 hint="give a folder of Markdown, HTML or text files (NAME=DIR or DIR)",
             )
         root = root.resolve()
@@ -35,7 +34,6 @@ def sources_from_specs(specs: Iterable[str], *, base: Path | None = None) -> dic
         if name in out:
             raise InputError(
                 f"two sources are named {name!r}",
-                location=Location(step="sources"),
                 hint="name them: NAME=DIR",
             )
         out[name] = root

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 from plansmith.engine_service._research_desk import ResearchDesk
+from plansmith.engine_service._runs import plan_progress
 from plansmith.errors import InputError, Location, RunNotFoundError
-from plansmith.execution import RunLog, StepState, fold
+from plansmith.execution import RunLog, RunView
 from plansmith.servers import ResearchReport, ResearchStatus
 
 __all__ = ["research_status", "read_report"]
@@ -20,18 +21,16 @@ def research_status(
     budget = desk.problem.budget
     usage = desk.trace().usage
     try:
-        state = fold(desk.run_id, log.events(desk.run_id))
+        view = RunView.fold(log.events(desk.run_id), desk.run_id)
     except RunNotFoundError:
-        state = None
+        view = None
     done = total = 0
-    if state is None:
+    if view is None:
         name = "starting" if not task_done else ("cancelled" if error == "cancelled" else "failed")
     else:
-        live = [v for v in state.states.values() if v is not StepState.DROPPED]
-        done = sum(1 for v in live if v is StepState.SUCCEEDED)
-        total = len(live)
-        if state.finished is not None:
-            name = state.finished
+        done, total = plan_progress(view)
+        if view.finished is not None:
+            name = view.finished
         elif task_done:
             name = "cancelled" if error == "cancelled" else "failed"
         else:

@@ -26,11 +26,8 @@ from plansmith.errors import (
 )
 from plansmith.execution import (
     ApprovalPolicy,
-    Emitter,
     Event,
     PlanReady,
-    RunCancelled,
-    RunFinished,
 )
 from plansmith.servers import RunHandle, RunList, RunReport, RunStatus
 
@@ -65,7 +62,6 @@ class RunBook:
         if self.active() >= self.max_runs:
             raise BusyError(
                 f"{self.max_runs} runs are in flight, the most this server allows",
-                location=Location(step="start_run"),
                 hint="busy, retry later (poll get_run_status of your runs until one finishes)",
             )
         record = RunRecord(self.engine.new_run_id(), plan_hash, owner, asked)
@@ -78,9 +74,8 @@ class RunBook:
             # raised from the PlanReady emit: the engine stops before approving or calling
             if isinstance(event, PlanReady) and event.plan_hash != record.plan_hash:
                 error = ExecutionError(
-                    f"the engine planned {event.plan_hash}, not the approved "
-                    f"{record.plan_hash}; nothing was run",
-                    location=Location(step=record.run_id),
+                    f"the engine planned {event.plan_hash} for run {record.run_id}, not "
+                    f"the approved {record.plan_hash}; nothing was run",
                     hint="a domain or problem file changed since make_plan: plan again",
                 )
                 # recorded before the engine writes RunFinished: a status read while
@@ -113,7 +108,7 @@ class RunBook:
         if record is None or (not self.share_runs and record.owner != owner):
             raise RunNotFoundError(
                 f"no run {run_id!r} in this session",
-                location=Location(step="run_id"),
+                location=Location(argument="run_id"),
                 hint="call list_runs to see this session's runs",
             )
         return record
@@ -134,17 +129,9 @@ class RunBook:
         return RunReport(run_id, report_markdown(report), report)
 
     def _finish_cancelled(self, record: RunRecord) -> None:
-        """Record the cancel in the log if the runner did not (it had not started yet)."""
-        try:
-            events = self.engine.log.events(record.run_id)
-        except RunNotFoundError:  # cancelled before the run was created: nothing to close
-            return
-        if not events or any(isinstance(e, RunFinished) for e in events):
-            return
-        reason = record.cancel_reason or "cancelled"
-        emitter = Emitter(self.engine.log, record.run_id, last_seq=events[-1].seq)
-        emitter.emit(RunCancelled(run_id=record.run_id, reason=reason))
-        emitter.emit(RunFinished(run_id=record.run_id, state="cancelled", reason=reason))
+        """Record the cancel if the runner did not (it had not started yet): the engine
+        records it, as for every run no engine drives."""
+        self.engine.cancel(record.run_id, record.cancel_reason or "cancelled")
 
     async def _stop(self, records: list[RunRecord], reason: str) -> None:
         tasks: set[asyncio.Task[None]] = set()
@@ -152,7 +139,9 @@ class RunBook:
             if record.task is not None and not record.task.done():
                 record.cancel_reason = reason
                 # the runner records the reason; before it runs, the task is cancelled
-                if not self.engine.cancel(record.run_id, reason):
+                if not (
+                    self.engine.drives(record.run_id) and self.engine.cancel(record.run_id, reason)
+                ):
                     record.task.cancel()
                 tasks.add(record.task)
         if tasks:

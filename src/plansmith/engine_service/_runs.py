@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from plansmith.errors import RunNotFoundError
-from plansmith.execution import RunLog, StepState, fold
+from plansmith.execution import RunLog, RunView, StepState
 from plansmith.servers import RunStatus
 
-__all__ = ["RunRecord", "run_status"]
+__all__ = ["RunRecord", "run_status", "plan_progress"]
 
 
 @dataclass(slots=True)
@@ -24,6 +24,12 @@ class RunRecord:
     cancel_reason: str | None = None  # set when the service cancels the run
 
 
+def plan_progress(view: RunView) -> tuple[int, int]:
+    """The steps that succeeded, and the steps of the run (those a replan dropped aside)."""
+    counts = view.counts()
+    return counts["succeeded"], counts["total"] - counts["dropped"]
+
+
 def run_status(record: RunRecord, log: RunLog) -> RunStatus:
     """State, progress, steps in flight, failures and replans, from the log (pure fold).
 
@@ -32,23 +38,21 @@ def run_status(record: RunRecord, log: RunLog) -> RunStatus:
     servers still closing), the reason of the log's ``RunFinished``; never a terminal
     state with no error while the record catches up."""
     try:
-        state = fold(record.run_id, log.events(record.run_id))
+        view = RunView.fold(log.events(record.run_id), record.run_id)
     except RunNotFoundError:
-        state = None
+        view = None
     task_done = record.task is None or record.task.done()
-    if state is None:
+    if view is None:
         name = "starting"
         if task_done and record.error:
             name = "cancelled" if record.cancel_reason is not None else "failed"
         return RunStatus(record.run_id, record.plan_hash, name, 0, 0, 0.0, error=record.error)
-    live = {k: v for k, v in state.states.items() if v is not StepState.DROPPED}
-    done = sum(1 for v in live.values() if v is StepState.SUCCEEDED)
-    total = len(live)
+    done, total = plan_progress(view)
     error = record.error
-    if state.finished is not None:
-        name = state.finished
+    if view.finished is not None:
+        name = view.finished
         if error is None and name in ("failed", "cancelled"):
-            error = state.finished_reason
+            error = view.reason
     elif task_done:
         name = "cancelled" if record.cancel_reason is not None else "failed"
     else:
@@ -60,8 +64,8 @@ def run_status(record: RunRecord, log: RunLog) -> RunStatus:
         done,
         total,
         round(100.0 * done / total, 1) if total else (100.0 if name == "succeeded" else 0.0),
-        in_flight=tuple(k for k, v in live.items() if v is StepState.RUNNING),
-        failures=tuple(dict.fromkeys([*state.failed_all, *state.failed_pending])),
-        replans=state.replans,
+        in_flight=tuple(s.id for s in view.steps.values() if s.state is StepState.RUNNING),
+        failures=tuple(s.id for s in view.steps.values() if s.state is StepState.FAILED),
+        replans=len(view.replans),
         error=error,
     )

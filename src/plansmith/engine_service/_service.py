@@ -41,7 +41,6 @@ from plansmith.servers import (
     RunList,
     RunReport,
     RunStatus,
-    ServerPool,
     Translation,
     load_servers,
 )
@@ -95,12 +94,12 @@ class EngineService(PatchDrafts):
 
     # -- domains ------------------------------------------------------------------------
 
-    def _folder(self, name: str) -> DomainFolder:
+    def _folder(self, name: str, argument: str = "domain") -> DomainFolder:
         folder = self.folders.get(name)
         if folder is None:
             raise InputError(
                 f"no domain named {name!r}",
-                location=Location(step="domain"),
+                location=Location(argument=argument),
                 hint=f"one of: {', '.join(sorted(self.folders)) or '(none)'}",
             )
         return folder
@@ -109,7 +108,7 @@ class EngineService(PatchDrafts):
         return DomainList(tuple(summary(f) for f in self.folders.values()))
 
     def describe_domain(self, name: str) -> DomainInfo:
-        return describe(self._folder(name))
+        return describe(self._folder(name, "name"))
 
     def validate_goal(
         self,
@@ -187,7 +186,8 @@ class EngineService(PatchDrafts):
         try:
             config = load_servers(folder.servers_file)
             used = Engine.servers_used(folder.bindings, plan, config)
-            async with ServerPool(config) as pool:
+            # the engine's pool: a face's warm servers, kept for the run that follows
+            async with self.engine.open_pool(config) as pool:
                 catalog = await pool.start(used)
             bind(plan, folder.domain, folder.bindings, catalog, env=os.environ)
         except PlansmithError as error:
@@ -199,7 +199,7 @@ class EngineService(PatchDrafts):
         if stored is None:
             raise InputError(
                 f"no plan with hash {plan_hash!r}",
-                location=Location(step="plan_hash"),
+                location=Location(argument="plan_hash"),
                 hint="call make_plan first and pass the plan_hash it returns",
             )
         return stored
@@ -225,14 +225,12 @@ class EngineService(PatchDrafts):
         if not stored.binding.ok:
             raise ServerStartError(
                 f"plan {plan_hash} cannot run: {'; '.join(stored.binding.problems)}",
-                location=Location(step="start_run"),
                 hint="fix the domain folder's servers.json/bindings.yaml or start the "
                 "server, then call make_plan again",
             )
         if stored.tiers and stored.approved_by is None:
             raise ApprovalRequiredError(
                 f"plan {plan_hash} has {', '.join(stored.tiers)} steps and is not approved",
-                location=Location(step="start_run"),
                 hint=f"show the plan to the user, then call approve_plan({plan_hash!r})",
             )
         folder = stored.folder

@@ -22,6 +22,7 @@ from plansmith.execution._events import (
     RunCancelled,
     RunCreated,
     RunFinished,
+    RunRetried,
     RunStarted,
     StepEvent,
     StepFailed,
@@ -37,6 +38,7 @@ from plansmith.execution._invoker import (
     RETRYABLE_META_KEY,
     ErrorClass,
     ProgressFn,
+    ReadyFn,
     ToolCall,
     ToolInvoker,
     ToolResult,
@@ -67,6 +69,7 @@ from plansmith.execution._replay import (
     replay_replan,
     step_histories,
 )
+from plansmith.execution._run_log import run_exists
 from plansmith.execution._runner import Runner, RunOutcome, idempotency_key, unapproved_tiers
 from plansmith.execution._states import (
     TRANSITIONS,
@@ -80,6 +83,7 @@ from plansmith.execution._states import (
 from plansmith.execution._tracing import TraceView
 from plansmith.execution._tracing_env import TraceSetup, tracing_from_env
 from plansmith.execution._tracing_invoker import TracingInvoker
+from plansmith.execution._view import RUN_STATES, ReplanView, RetryView, RunView, StepView
 from plansmith.execution._wrappers import (
     CallRecord,
     ClassifyingInvoker,
@@ -105,6 +109,7 @@ __all__ = [
     "Replanned",
     "RunFinished",
     "RunCancelled",
+    "RunRetried",
     "EVENT_TYPES",
     "event_from_dict",
     # invoker protocol and implementations
@@ -113,6 +118,7 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "ToolInvoker",
+    "ReadyFn",
     "IDEMPOTENCY_META_KEY",
     "RETRYABLE_META_KEY",
     "MESSAGE_LIMIT",
@@ -141,6 +147,12 @@ __all__ = [
     "RunState",
     "fold",
     "apply_event",
+    # the run view: what every face shows
+    "RunView",
+    "StepView",
+    "RetryView",
+    "ReplanView",
+    "RUN_STATES",
     # log
     "RunLog",
     "RunInfo",
@@ -149,6 +161,7 @@ __all__ = [
     "BlobStore",
     "PostgresRunLog",
     "open_run_log",
+    "run_exists",
     "is_postgres_url",
     "redact_url",
     "Migration",

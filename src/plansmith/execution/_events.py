@@ -29,6 +29,7 @@ __all__ = [
     "Replanned",
     "RunFinished",
     "RunCancelled",
+    "RunRetried",
     "EVENT_TYPES",
     "event_from_dict",
 ]
@@ -92,9 +93,14 @@ class AwaitingApproval(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlanApproved(Event):
+    """``by``: ``person`` or ``policy``; ``approver``: who the person was, as the face
+    that took the approval names them (e.g. ``cli:alice``, ``web:127.0.0.1``,
+    ``mcp:OWNER``; empty when not known)."""
+
     type: ClassVar[str] = "PlanApproved"
     plan_hash: str
     by: str = ""
+    approver: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -192,6 +198,16 @@ class RunCancelled(Event):
     reason: str = ""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunRetried(Event):
+    """A failed or cancelled run goes on (``Engine.retry``): it is no longer finished, its
+    steps that failed since the last replan, or were cancelled in flight, are pending
+    again, and its succeeded steps stay done. ``by``: who asked (as ``approver``)."""
+
+    type: ClassVar[str] = "RunRetried"
+    by: str = ""
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -208,6 +224,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Replanned,
         RunFinished,
         RunCancelled,
+        RunRetried,
     )
 }
 

@@ -23,6 +23,7 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "ToolInvoker",
+    "ReadyFn",
     "IDEMPOTENCY_META_KEY",
     "RETRYABLE_META_KEY",
 ]
@@ -127,6 +128,16 @@ assert tuple(f.name for f in fields(ToolResult)) == ("structured", "text", "is_e
 
 
 class ToolInvoker(Protocol):
-    """Calls tools. Raises ``ToolCallError`` for transport, timeout and protocol failures."""
+    """Calls tools. Raises ``ToolCallError`` for transport, timeout and protocol failures.
+
+    An invoker may also have a ``ready`` (``ReadyFn``): ``TimeoutInvoker`` awaits what it
+    returns for a call before that call's clock starts (the MCP pool's: the call's server
+    started, or restarted). A wrapper that has an inner invoker passes its ``ready`` on.
+    """
 
     async def invoke(self, call: ToolCall) -> ToolResult: ...
+
+
+#: ``ready(call)``: None when ``call`` can be sent now, else what to await until it can
+#: (without a timeout of its own: the call's timeout starts after it)
+ReadyFn = Callable[[ToolCall], Awaitable[object] | None]

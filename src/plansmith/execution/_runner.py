@@ -402,8 +402,10 @@ class Runner:
         if self.replan is None:
             self._failure_reason = f"step(s) {failures} failed and replanning is off"
             return False
-        if st.replans >= self.max_replans:
-            self._failure_reason = f"step(s) {failures} failed after {st.replans} replan(s)"
+        if st.replans - st.replans_at_retry >= self.max_replans:
+            self._failure_reason = (
+                f"step(s) {failures} failed after {st.replans - st.replans_at_retry} replan(s)"
+            )
             return False
         by_id = {s.id: s.step for s in st.bound.steps}
         stop = threading.Event()

@@ -1,7 +1,8 @@
 """The sans-I/O core of the runner: the step state table, readiness, and folding a log.
 
 Nothing here awaits or reads a clock. ``fold`` rebuilds a run's state from its
-events, which is all that resume needs.
+events, which is all that resume needs; ``RunView`` (``_view``) builds what the
+faces show on the same ``apply_event``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from plansmith.execution._events import (
     PlanApproved,
     PlanReady,
     Replanned,
+    RunCancelled,
     RunFinished,
+    RunRetried,
     StepEvent,
     StepFailed,
     StepRetrying,
@@ -42,11 +45,15 @@ __all__ = [
 
 
 class StepState(StrEnum):
+    """A step's state: ``dropped``, given up by a replan before it started;
+    ``cancelled``, in flight when the run was cancelled (``RunCancelled``)."""
+
     PENDING = "pending"
     RUNNING = "running"
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     DROPPED = "dropped"
+    CANCELLED = "cancelled"
 
 
 _PENDING = StepState.PENDING  # an enum member read through the class costs a descriptor call
@@ -62,6 +69,7 @@ TRANSITIONS: dict[tuple[StepState, str], StepState] = {
     (StepState.RUNNING, "StepFailed"): StepState.FAILED,
     (StepState.PENDING, "Replanned"): StepState.DROPPED,
     (StepState.FAILED, "Replanned"): StepState.FAILED,
+    (StepState.RUNNING, "RunCancelled"): StepState.CANCELLED,
 }
 
 
@@ -111,6 +119,8 @@ class RunState:
     plan_tiers: frozenset[Tier] = frozenset()
     approved: str | None = None
     replans: int = 0
+    #: ``replans`` when the run was last retried (``RunRetried``): its budget counts from there
+    replans_at_retry: int = 0
     failed_pending: list[str] = field(default_factory=list)
     failed_all: list[str] = field(default_factory=list)
     #: why each step failed last: ``error_class: message`` of its StepFailed
@@ -185,9 +195,29 @@ def apply_event(run: RunState, event: Event) -> None:
         run.bound = BoundPlan(new.plan_hash, (*kept, *new.steps))
         for s in new.steps:
             run.states[s.id] = StepState.PENDING
+    elif isinstance(event, RunCancelled):
+        for step_id, state in list(run.states.items()):
+            if state is _RUNNING:  # in flight: cancelled with the run
+                run.states[step_id] = transition(state, event.type, step_id)
     elif isinstance(event, RunFinished):
         run.finished = event.state
         run.finished_reason = event.reason
+    elif isinstance(event, RunRetried):
+        _retried(run)
+
+
+def _retried(run: RunState) -> None:
+    """A finished run goes on: the steps that failed since the last replan, and those in
+    flight when it was cancelled, are pending again, with a new replan budget."""
+    for step_id in run.failed_pending:
+        run.states[step_id] = StepState.PENDING
+    for step_id, state in run.states.items():
+        if state.value == "cancelled":  # a step in flight when the run was cancelled
+            run.states[step_id] = StepState.PENDING
+    run.failed_pending.clear()
+    run.replans_at_retry = run.replans  # the replan budget starts again (step ids go on)
+    run.finished = None
+    run.finished_reason = None
 
 
 def apply_step_started(run: RunState, event: StepStarted) -> None:

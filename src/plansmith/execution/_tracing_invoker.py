@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from plansmith.execution._invoker import ToolCall, ToolInvoker, ToolResult
+from plansmith.execution._invoker import ReadyFn, ToolCall, ToolInvoker, ToolResult
 from plansmith.execution._tracing import TraceView
 
 if TYPE_CHECKING:
@@ -42,6 +42,8 @@ class TracingInvoker:
 
         self.inner = inner
         self.view = view
+        # the pool's, passed on: ``TimeoutInvoker`` waits for a server's start with it
+        self.ready: ReadyFn | None = getattr(inner, "ready", None)
         self._context: Any = context
         self._trace: Any = trace
         self._inject: Any = propagator.inject if propagator is not None else propagate.inject

@@ -17,7 +17,13 @@ import anyio
 from plansmith.binding import StepPolicy
 from plansmith.errors import ToolCallError
 from plansmith.execution._event_fast import tool_call
-from plansmith.execution._invoker import ErrorClass, ToolCall, ToolInvoker, ToolResult
+from plansmith.execution._invoker import (
+    ErrorClass,
+    ReadyFn,
+    ToolCall,
+    ToolInvoker,
+    ToolResult,
+)
 from plansmith.execution._policy import backoff_delay, should_retry
 
 __all__ = [
@@ -36,14 +42,24 @@ OnRetry = Callable[[ToolCall, ToolCallError, float], Awaitable[None]]
 
 
 class TimeoutInvoker:
-    """Gives up a call after ``call.timeout`` seconds (``timeout``, with ``progressed``)."""
+    """Gives up a call after ``call.timeout`` seconds (``timeout``, with ``progressed``).
+
+    The clock starts once the call's server is ready: when ``inner`` has a ``ready``
+    (``ReadyFn``: the MCP pool's, through ``McpInvoker``), what it returns is awaited
+    first, so a server's start or restart never counts against a call's timeout.
+    """
 
     def __init__(self, inner: ToolInvoker) -> None:
         self.inner = inner
+        self.ready: ReadyFn | None = getattr(inner, "ready", None)
 
     async def invoke(self, call: ToolCall) -> ToolResult:
         if call.timeout is None:
             return await self.inner.invoke(call)
+        if self.ready is not None:
+            starting = self.ready(call)
+            if starting is not None:  # None: up now (no await on the hot path)
+                await starting
         progressed = False
         outer = call.on_progress
 

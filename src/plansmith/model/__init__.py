@@ -1,4 +1,5 @@
-"""Frozen values: types, atoms, domains, problems, ground actions and plans."""
+"""Frozen values: types, atoms, domains, problems, ground actions and plans; the rule
+for run ids."""
 
 from plansmith.model._canonical import JSONValue, canonical_json, canonical_value, content_hash
 from plansmith.model._domain import (
@@ -35,6 +36,7 @@ from plansmith.model._plan import (
 )
 from plansmith.model._problem import Problem
 from plansmith.model._pydomain import PyCallable, PyDomain, PyProblem
+from plansmith.model._run_id import RUN_ID_FORM, RUN_ID_MAX_LENGTH, RUN_ID_PATTERN, check_run_id
 
 __all__ = [
     # logic
@@ -73,6 +75,11 @@ __all__ = [
     "Step",
     "DecompositionNode",
     "Plan",
+    # run ids
+    "RUN_ID_MAX_LENGTH",
+    "RUN_ID_PATTERN",
+    "RUN_ID_FORM",
+    "check_run_id",
     # canonical JSON
     "JSONValue",
     "canonical_value",

@@ -40,6 +40,7 @@ from plansmith.servers._face_service import (
 )
 from plansmith.servers._invoker import McpInvoker, PoolFactory, ToolPool
 from plansmith.servers._pool import ServerPool, to_tool_result
+from plansmith.servers._warm import DEFAULT_IDLE_TIMEOUT, WarmPools, WarmRun
 
 __all__ = [
     "StdioServer",
@@ -55,6 +56,10 @@ __all__ = [
     "PoolFactory",
     "ToolPool",
     "to_tool_result",
+    # servers kept warm between the runs of a long-lived face (serve, mcp)
+    "WarmPools",
+    "WarmRun",
+    "DEFAULT_IDLE_TIMEOUT",
     # the Dask executor's pool (needs the dask extra when it connects)
     "DaskPool",
     "dask_pool_factory",

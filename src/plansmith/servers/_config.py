@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from plansmith.errors import Location, ServerConfigError
-from plansmith.formats._yaml_node import did_you_mean
+from plansmith.formats.yaml_nodes import did_you_mean
 from plansmith.servers._config_values import (
     bad_template,
     check_command,

@@ -11,7 +11,7 @@ import os
 import threading
 from typing import TextIO
 
-__all__ = ["NamedErrlog"]
+__all__ = ["NamedErrlog", "write_line"]
 
 _WRITE = threading.Lock()  # one line at a time, whichever server wrote it
 _LINE = 65536  # the bytes of one line copied at a time (a longer one goes on in pieces)
@@ -36,6 +36,17 @@ class NamedErrlog:
     def join(self, timeout: float) -> None:
         """Wait (at most ``timeout`` s) for the lines still in the pipe to be copied."""
         self._thread.join(timeout)
+
+
+def write_line(out: TextIO, line: str) -> None:
+    """Write ``line`` (and a newline) to ``out`` whole, between the servers' lines; a
+    closed ``out`` is let be."""
+    try:
+        with _WRITE:
+            out.write(f"{line}\n")
+            out.flush()
+    except (OSError, ValueError):
+        return
 
 
 def _copy(read_fd: int, prefix: str, out: TextIO) -> None:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from plansmith.errors import InputError, Location, PlansmithError
+from plansmith.errors import InputError, PlansmithError
 
 __all__ = ["Owners", "tool_error", "SESSION_HEADER", "ANONYMOUS"]
 
@@ -70,7 +70,6 @@ class Owners:
         if not dot or not session_id or not hmac.compare_digest(mac, self._mac(session_id)):
             raise InputError(
                 "the X-Plansmith-Session header is not a session this server issued",
-                location=Location(step="X-Plansmith-Session"),
                 hint="call open_session and send the value it returns, unchanged, "
                 "as the X-Plansmith-Session header (values end with the server)",
             )
@@ -102,7 +101,6 @@ class Owners:
         if owner == ANONYMOUS and not self._shared():
             raise InputError(
                 "over HTTP a run needs an owner, and this call names none",
-                location=Location(step="session"),
                 hint="call open_session and send its value as the X-Plansmith-Session "
                 "header on every request (or send an Authorization header, or use a "
                 "2025-11-25 session); to let every client see every run, start the "

@@ -108,13 +108,13 @@ def _drafter(drafter: str, ctx: Context, openai: OpenAIConfig | None) -> str:
     if drafter == "openai" and openai is None:
         raise InputError(
             "drafter 'openai' needs PLANSMITH_LLM_BASE_URL and PLANSMITH_LLM_MODEL",
-            location=Location(step="drafter"),
+            location=Location(argument="drafter"),
             hint="set them, or use drafter='sampling' from a host that offers sampling",
         )
     if drafter == "sampling" and not can_sample:
         raise InputError(
             "drafter 'sampling' needs a client that offers sampling",
-            location=Location(step="drafter"),
+            location=Location(argument="drafter"),
             hint="use drafter='openai' with PLANSMITH_LLM_BASE_URL set, or write the patch "
             "yourself into the code server's patch folder",
         )
@@ -126,7 +126,7 @@ def _drafter(drafter: str, ctx: Context, openai: OpenAIConfig | None) -> str:
         return "sampling"
     raise InputError(
         "draft_patch needs a model: a client that offers sampling, or an endpoint",
-        location=Location(step="drafter"),
+        location=Location(argument="drafter"),
         hint="set PLANSMITH_LLM_BASE_URL and PLANSMITH_LLM_MODEL, or write the patch yourself "
         "into the code server's patch folder and make the patch plan",
     )
@@ -135,7 +135,6 @@ def _drafter(drafter: str, ctx: Context, openai: OpenAIConfig | None) -> str:
 def _refused(errors: list[str]) -> InputError:
     return InputError(
         f"the model's patch was refused: {'; '.join(errors) or 'no answer'}; nothing was written",
-        location=Location(step="draft_patch"),
         hint="draft again with a note (note='...'), or write the patch yourself",
     )
 

@@ -43,7 +43,7 @@ def choose_translator(
     if translator == "sampling" and not can_sample:
         raise InputError(
             "translator 'sampling' needs a client that offers sampling",
-            location=Location(step="translator"),
+            location=Location(argument="translator"),
             hint="use translator='offline' (or 'openai' with PLANSMITH_LLM_BASE_URL set)",
         )
     if translator != "auto":

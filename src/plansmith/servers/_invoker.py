@@ -7,7 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol, TextIO
 
 from plansmith.binding import ToolCatalog
-from plansmith.execution import ProgressFn, ToolCall, ToolResult
+from plansmith.execution import ProgressFn, ReadyFn, ToolCall, ToolResult
 from plansmith.servers._config import ServersConfig
 
 __all__ = ["McpInvoker", "ToolPool", "PoolFactory"]
@@ -42,6 +42,8 @@ class McpInvoker:
         direct = getattr(pool, "invoke", None)
         if direct is not None:  # ``ServerPool.invoke`` takes the call as it is
             self.invoke = direct  # type: ignore[method-assign]  # one coroutine less a call
+        # ``ServerPool.ready``: ``TimeoutInvoker`` waits for a server's start with it
+        self.ready: ReadyFn | None = getattr(pool, "ready", None)
 
     async def invoke(self, call: ToolCall) -> ToolResult:
         return await self.pool.call(

@@ -3,9 +3,15 @@
 Each server's session lives in its own supervisor task (an anyio cancel scope
 must be left by the task that entered it). Calls from any task share the
 session; a limiter bounds the calls in flight per server. A call that finds
-the connection lost restarts the server (with backoff, at most
-``restart_limit`` times) and reports ``transport_lost`` so the runner's retry
-rule applies. This is the only module, with its siblings, that imports ``mcp``.
+the connection lost reports ``transport_lost`` at once, so the runner's retry
+rule applies, and has the server restarted in the background (with backoff, at
+most ``restart_limit`` times in a row); ``ready`` waits for a start or restart,
+which ``TimeoutInvoker`` does before a call's clock starts. A server's tools are
+listed when it starts (and restarts); a ``notifications/tools/list_changed`` marks
+them stale, and the next ``start`` lists them again (``watch_tools`` also listens for
+the change on a 2026-07-28 connection, where it comes only to a
+``subscriptions/listen`` stream). This is the only module, with its siblings, that
+imports ``mcp``.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import shutil
 import sys
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from types import MappingProxyType, TracebackType
@@ -26,7 +32,7 @@ from urllib.parse import urlsplit
 import anyio
 import httpx2
 from anyio.abc import TaskGroup
-from mcp import Client, MCPError, StdioServerParameters, stdio_client
+from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import (
@@ -40,7 +46,9 @@ from mcp.types import (
     CallToolResult,
     InputRequiredResult,
     TextContent,
+    ToolListChangedNotification,
 )
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter
 
 from plansmith.binding import ToolCatalog, ToolSpec
@@ -65,9 +73,10 @@ from plansmith.servers._errlines import NamedErrlog
 from plansmith.servers._http_status import UNAVAILABLE, HttpErrors
 from plansmith.servers._output_check import OutputChecks
 from plansmith.servers._sdk_logging import quiet_sdk_tracebacks
+from plansmith.servers._stdio import DEFAULT_MAX_ANSWER, stdio_transport
 from plansmith.servers._unreadable import answer_unreadable
 
-__all__ = ["ServerPool", "to_tool_result"]
+__all__ = ["ServerPool", "to_tool_result", "did_not_start", "not_configured"]
 
 _NONE: Mapping[str, str] = MappingProxyType({})
 
@@ -128,8 +137,9 @@ class _Conn:
     ready: anyio.Event = field(default_factory=anyio.Event)
     stop: anyio.Event = field(default_factory=anyio.Event)
     closed: anyio.Event = field(default_factory=anyio.Event)
-    lock: anyio.Lock = field(default_factory=anyio.Lock)
     errpipe: NamedErrlog | None = None  # a stdio server's stderr, while it runs
+    stale: bool = False  # its tools changed (tools/list_changed) since they were listed
+    starting: anyio.CancelScope | None = None  # its session's, until it has started
 
 
 class ServerPool:
@@ -144,6 +154,8 @@ class ServerPool:
         restart_limit: int = 3,
         backoff_base: float = 0.1,
         mode: str = "auto",
+        watch_tools: bool = False,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER,
     ) -> None:
         self.config = config
         self.errlog = errlog
@@ -151,6 +163,9 @@ class ServerPool:
         self.restart_limit = restart_limit
         self.backoff_base = backoff_base
         self.mode = mode
+        self.watch_tools = watch_tools  # listen for tools/list_changed (a long-lived pool)
+        self.max_answer_bytes = max_answer_bytes  # one line of a stdio server, at most
+        self._closing = False
         self._conns: dict[str, _Conn] = {}
         self._tg: TaskGroup | None = None
         self._start_lock = anyio.Lock()
@@ -172,9 +187,13 @@ class ServerPool:
         return None
 
     async def aclose(self) -> None:
-        """Close every session; stdio servers get stdin closed, then SIGTERM, then SIGKILL."""
+        """Close every session; stdio servers get stdin closed (and SIGCONT), then SIGTERM,
+        then SIGKILL. A start or restart in progress is cancelled, not waited for."""
+        self._closing = True
         for conn in self._conns.values():
             conn.stop.set()
+            if conn.starting is not None:
+                conn.starting.cancel()
         with anyio.CancelScope(shield=True):
             for conn in self._conns.values():
                 await conn.closed.wait()
@@ -185,7 +204,8 @@ class ServerPool:
     # -- starting -------------------------------------------------------------------------
 
     async def start(self, names: tuple[str, ...] | None = None) -> ToolCatalog:
-        """Start ``names`` (default: all) in parallel; list their tools into the catalog.
+        """Start ``names`` (default: all) in parallel; list their tools into the catalog
+        (again for a server that said its tools changed since they were listed).
 
         Raises ``ServerStartError`` naming every server that failed.
         """
@@ -195,25 +215,32 @@ class ServerPool:
                 hint="use it as `async with ServerPool(config) as pool:`",
             )
         wanted = names if names is not None else self.config.names
-        unknown = [n for n in wanted if self.config.get(n) is None]
-        if unknown:
-            raise ServerStartError(
-                f"no server {', '.join(map(repr, unknown))} in the servers config",
-                hint=f"servers are: {', '.join(self.config.names) or 'none'}",
-            )
+        unknown = not_configured(self.config, wanted)
+        if unknown is not None:
+            raise unknown
         async with anyio.create_task_group() as tg:
             for name in wanted:
                 tg.start_soon(self._ensure_started, name)
-        failed = [(n, self._conns[n].error) for n in wanted if self._conns[n].client is None]
+        failed = [(c.config, c.error) for n in wanted if (c := self._conns[n]).client is None]
         if failed:
-            lines = "; ".join(f"{n}: {_describe(e)}" for n, e in failed)
-            first = self.config.get(failed[0][0])
-            raise ServerStartError(
-                f"server(s) did not start: {lines}",
-                location=first.loc if first is not None else None,
-                hint=_start_hint([(self.config.get(n), e) for n, e in failed], self.errlog),
-            )
+            raise did_not_start(failed, self.errlog)
+        stale = [c for n in wanted if (c := self._conns[n]).stale]
+        if stale:
+            async with anyio.create_task_group() as tg:
+                for conn in stale:
+                    tg.start_soon(self._relist, conn)
         return self.catalog()
+
+    def is_down(self, name: str) -> bool:
+        """Whether server ``name`` was asked to start and is not running, nor starting
+        (its start failed, or its pool gave up on it)."""
+        conn = self._conns.get(name)
+        return conn is not None and conn.ready.is_set() and conn.client is None
+
+    def start_error(self, name: str) -> BaseException | None:
+        """Why server ``name`` is not running (its start's or restart's error), if known."""
+        conn = self._conns.get(name)
+        return conn.error if conn is not None else None
 
     def catalog(self) -> ToolCatalog:
         return ToolCatalog(
@@ -237,14 +264,40 @@ class ServerPool:
                 conn = _Conn(config, _Slots(max(1, config.max_in_flight)))
                 self._conns[name] = conn
                 self._spawn(conn)
-        await conn.ready.wait()
+        while not conn.ready.is_set():  # a restart begun as it woke: wait for that one
+            await conn.ready.wait()
         return conn
 
-    def _spawn(self, conn: _Conn) -> None:
+    def ready(self, call: ToolCall) -> Awaitable[object] | None:
+        """None when ``call``'s server is up (nothing to await: the hot path); else what to
+        await until its start or restart has ended, well or not (``invoke`` then says
+        what is wrong). ``TimeoutInvoker`` awaits it before a call's clock starts, so a
+        server's start-up never counts against a call's timeout."""
+        conn = self._conns.get(call.server)
+        if conn is not None and conn.ready.is_set():
+            return None
+        if self.config.get(call.server) is None:
+            return None  # ``invoke`` says it is not in the config
+        return self._ensure_started(call.server)
+
+    def _spawn(self, conn: _Conn, after: anyio.Event | None = None, delay: float = 0.0) -> None:
+        """Start ``conn``'s next session in the pool's task group, once ``after`` is set
+        (the session before it has closed) and ``delay`` s later. The session before it
+        is told to stop; calls wait for the new one (``ready``)."""
         assert self._tg is not None, "use `async with ServerPool(...)`"
+        conn.stop.set()
+        conn.generation += 1
+        conn.client = None
         conn.ready, conn.stop, conn.closed = anyio.Event(), anyio.Event(), anyio.Event()
-        conn.client, conn.error = None, None
-        self._tg.start_soon(self._supervise, conn)
+        if self._closing:  # no new session once closing: aclose would wait for it
+            conn.error = conn.error or ExecutionError("the server pool is closing")
+            conn.starting = None
+            conn.ready.set()
+            conn.closed.set()
+            return
+        conn.starting = anyio.CancelScope()
+        events = (conn.ready, conn.stop, conn.closed, conn.starting)
+        self._tg.start_soon(self._supervise, conn, events, after, delay)
 
     def _transport(self, conn: _Conn) -> tuple[Any, AbstractAsyncContextManager[Any] | None]:
         config = conn.config
@@ -255,16 +308,18 @@ class ServerPool:
             env.update(config.env)
             command, args = _guarded(_program(config.command, env), list(config.args), env, config)
             params = StdioServerParameters(command=command, args=args, env=env, cwd=config.cwd)
-            # Bytes that are not UTF-8 are read as lone surrogates (not refused by the SDK's
-            # "strict" decoder, whose error ends its reader and leaves every call waiting):
-            # the line then fails to parse, and fails its own call (_unreadable).
+            # Bytes that are not UTF-8 are read as lone surrogates (not refused by a
+            # "strict" decoder, whose error would fail the line): the line then fails to
+            # parse, and fails its own call (_unreadable).
             params = params.model_copy(update={"encoding_error_handler": "surrogateescape"})
             # a response line the SDK cannot read fails its call (not a hang): _unreadable
             # its stderr: a pipe whose lines reach errlog as "[name] line" (_errlines)
             errpipe = NamedErrlog(config.name, self.errlog or _stderr())
             conn.errpipe = errpipe
             self._errpipes.append(errpipe)
-            return answer_unreadable(stdio_client(params, errlog=errpipe.child_end)), None
+            # not the SDK's stdio_client: its reader is quadratic in a line's length (_stdio)
+            stdio = stdio_transport(params, errpipe.child_end, max_line=self.max_answer_bytes)
+            return answer_unreadable(stdio), None
         assert isinstance(config, HttpServer)
         if config.sse:
             sse = sse_client(config.url, headers=dict(config.headers), timeout=30)
@@ -276,61 +331,89 @@ class ServerPool:
         )
         return streamable_http_client(config.url, http_client=http), http
 
-    async def _supervise(self, conn: _Conn) -> None:
+    async def _supervise(
+        self,
+        conn: _Conn,
+        events: tuple[anyio.Event, anyio.Event, anyio.Event, anyio.CancelScope],
+        after: anyio.Event | None,
+        delay: float,
+    ) -> None:
+        """One session of ``conn``: started once ``after`` is set and ``delay`` s later,
+        ready until ``stop`` is set. ``starting`` (cancelled by ``aclose``) bounds its
+        start by ``start_timeout``; ``ready`` is set once it has started, or failed to."""
+        ready, stop, closed, starting = events
+        client: Client | None = None
+        errpipe: NamedErrlog | None = None
         try:
-            transport, http = self._transport(conn)
-            with anyio.CancelScope(deadline=anyio.current_time() + self.start_timeout) as scope:
+            with starting:
+                if after is not None:
+                    await after.wait()  # the session before it, and its process, have ended
+                if delay > 0:
+                    await anyio.sleep(delay)
+                if stop.is_set():
+                    return
+                conn.error = None
+                starting.deadline = anyio.current_time() + self.start_timeout
+                transport, http = self._transport(conn)
+                errpipe = conn.errpipe
                 async with AsyncExitStack() as stack:
                     if http is not None:
                         await stack.enter_async_context(http)
-                    client = await stack.enter_async_context(Client(transport, mode=self.mode))
-                    listed = await client.list_tools()
-                    tools = list(listed.tools)
-                    while listed.next_cursor:
-                        listed = await client.list_tools(cursor=listed.next_cursor)
-                        tools.extend(listed.tools)
-                    conn.tools = tuple(
-                        ToolSpec(t.name, dict(t.input_schema), t.output_schema, t.description or "")
-                        for t in tools
+                    client = await stack.enter_async_context(
+                        Client(transport, mode=self.mode, message_handler=_on_message(conn))
                     )
+                    conn.stale = False
+                    conn.tools = await _list_tools(client, "use")
                     conn.checks = OutputChecks(conn.tools)
-                    scope.deadline = math.inf  # started: the session lives until stop
+                    starting.deadline = math.inf  # started: the session lives until stop
+                    conn.starting = None
                     conn.client = client
-                    conn.generation += 1
-                    conn.ready.set()
-                    await conn.stop.wait()
-            if scope.cancelled_caught and conn.client is None:
-                conn.error = TimeoutError(f"no answer within {self.start_timeout:g} s")
+                    ready.set()
+                    if self.watch_tools and _announces_tool_changes(client):
+                        async with anyio.create_task_group() as watching:
+                            watching.start_soon(_listen_for_tool_changes, client, conn)
+                            await stop.wait()
+                            watching.cancel_scope.cancel()
+                    else:
+                        await stop.wait()
+            if starting.cancelled_caught and not ready.is_set():
+                conn.error = (
+                    ExecutionError("the server pool closed while the server started")
+                    if stop.is_set()
+                    else TimeoutError(f"no answer within {self.start_timeout:g} s")
+                )
         except Exception as error:  # a start-up failure, reported by start()/call()
             conn.error = error
         finally:
-            if conn.errpipe is not None:  # the process has ended: the copier reads to its end
-                conn.errpipe.close_child_end()
-                conn.errpipe = None
-            conn.client = None
-            conn.ready.set()
-            conn.closed.set()
+            if errpipe is not None:  # the process has ended: the copier reads to its end
+                errpipe.close_child_end()
+                if conn.errpipe is errpipe:
+                    conn.errpipe = None
+            if conn.starting is starting:
+                conn.starting = None
+            if client is not None and conn.client is client:
+                conn.client = None
+            if after is not None and not after.is_set():  # cancelled before it ended
+                with anyio.CancelScope(shield=True):
+                    await after.wait()
+            ready.set()
+            closed.set()
 
-    async def _restart(self, conn: _Conn, seen_generation: int) -> bool:
-        """Restart a dead server once per death (callers that saw the same one wait).
-
-        False once the server was restarted ``restart_limit`` times in a row without a
-        call that succeeded in between (a call that succeeds starts the count again): it
-        is given up on, and the calls that find it dead fail for good (``final``)."""
-        async with conn.lock:
-            if conn.generation != seen_generation:  # someone else restarted it
-                await conn.ready.wait()
-                return conn.client is not None or conn.restarts < self.restart_limit
-            if conn.restarts >= self.restart_limit:
-                return False
-            conn.restarts += 1
-            conn.stop.set()
-            with anyio.CancelScope(shield=True):
-                await conn.closed.wait()
-            await anyio.sleep(self.backoff_base * (2 ** (conn.restarts - 1)))
-            self._spawn(conn)
-            await conn.ready.wait()
-            return True
+    async def _relist(self, conn: _Conn) -> None:
+        """List a stale server's tools again (its calls' output checks with them). A
+        server that does not answer keeps the tools it had: its calls say what is wrong."""
+        client = conn.client
+        if client is None:
+            return
+        conn.stale = False  # a change announced while listing marks it stale again
+        try:
+            tools = await _list_tools(client, "refresh")
+        except Exception:  # a dead server: the call path restarts it
+            conn.stale = True
+            return
+        if conn.client is client:
+            conn.tools = tools
+            conn.checks = OutputChecks(tools)
 
     # -- calling --------------------------------------------------------------------------
 
@@ -372,9 +455,16 @@ class ServerPool:
         tool = call.tool
         try:
             client = conn.client
+            if client is None and not conn.ready.is_set():  # lost as this call waited for a slot
+                if call.timeout is not None:  # its clock runs: its re-send waits (``ready``)
+                    raise ToolCallError(
+                        ErrorClass.TRANSPORT_LOST, f"server {server!r}: connection lost"
+                    )
+                await self._ensure_started(server)
+                client = conn.client
             if client is None:
                 error_text = _describe(conn.error)
-                alive = await self._lost(conn, conn.generation)  # start it again (bounded)
+                alive = self._lost(conn, conn.generation)  # started again in the background
                 message = f"server {server!r} is not running: {error_text}"
                 raise self._dead(conn, message, alive, start_failed=True)
             generation = conn.generation
@@ -400,7 +490,7 @@ class ServerPool:
                     )
             except MCPError as error:
                 if error.code == CONNECTION_CLOSED:
-                    alive = await self._lost(conn, generation)
+                    alive = self._lost(conn, generation)
                     raise self._dead(conn, f"server {server!r}: connection lost", alive) from None
                 if error.code == REQUEST_TIMEOUT:
                     raise ToolCallError(ErrorClass.TIMEOUT, f"{tool}: {error.message}") from None
@@ -417,7 +507,7 @@ class ServerPool:
                     said = f"server {server!r}: {said}"
                 raise ToolCallError(ErrorClass.PROTOCOL_ERROR, f"{tool}: {said}") from None
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as error:
-                alive = await self._lost(conn, generation)
+                alive = self._lost(conn, generation)
                 raise self._dead(conn, f"server {server!r}: {_describe(error)}", alive) from None
             except Exception as error:  # e.g. structured output that fails the outputSchema
                 raise ToolCallError(
@@ -429,10 +519,26 @@ class ServerPool:
             conn.restarts = 0
         return to_tool_result(result)
 
-    async def _lost(self, conn: _Conn, generation: int) -> bool:
-        # Not shielded: a cancelled run must not wait for a slow restart. A restart cut
-        # short leaves the server stopped, and the next call starts it again.
-        return await self._restart(conn, generation)
+    def _lost(self, conn: _Conn, generation: int) -> bool:
+        """Session ``generation`` of ``conn`` is lost (its server died, or did not start):
+        the first call to see it has the server restarted in the background, with
+        backoff, and no call waits for that here (its re-send does: ``ready``). Later
+        calls that saw the same session leave the new one alone.
+
+        False once the server was restarted ``restart_limit`` times in a row without a
+        call that succeeded in between (a call that succeeds starts the count again): it
+        is given up on, and the calls that find it dead fail for good (``final``)."""
+        if conn.generation != generation:  # seen already: restarted, or restarting
+            return (
+                conn.client is not None
+                or not conn.ready.is_set()
+                or conn.restarts < self.restart_limit
+            )
+        if conn.restarts >= self.restart_limit:
+            return False
+        conn.restarts += 1
+        self._spawn(conn, conn.closed, self.backoff_base * (2 ** (conn.restarts - 1)))
+        return True
 
     def _dead(
         self, conn: _Conn, message: str, alive: bool, *, start_failed: bool = False
@@ -451,6 +557,57 @@ class ServerPool:
         return ToolCallError(
             ErrorClass.TRANSPORT_LOST, f"{message} ({hint})", hint=hint, final=not alive
         )
+
+
+def _tools_changed(conn: _Conn) -> None:
+    """The server said its tools changed: stale until listed again, and no compiled
+    output check meanwhile (each call goes through the SDK's ``call_tool``)."""
+    conn.stale = True
+    conn.checks = OutputChecks(())
+
+
+def _on_message(conn: _Conn) -> Any:
+    """The session's ``message_handler``: a ``tools/list_changed`` (sent unasked on a
+    connection before 2026-07-28) makes ``conn``'s tools stale."""
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, ToolListChangedNotification):
+            _tools_changed(conn)
+
+    return on_message
+
+
+def _announces_tool_changes(client: Client) -> bool:
+    """A 2026-07-28 connection whose server announces tool changes: they come only to a
+    ``subscriptions/listen`` stream (earlier ones send them unasked: ``_on_message``)."""
+    if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        return False
+    tools = client.server_capabilities.tools if client.server_capabilities else None
+    return bool(tools is not None and tools.list_changed)
+
+
+async def _listen_for_tool_changes(client: Client, conn: _Conn) -> None:
+    """Hold a ``subscriptions/listen`` stream for tool changes until cancelled (each
+    makes ``conn``'s tools stale). A server that refuses it, or a stream that drops
+    (the server died: the call path restarts it), ends it quietly."""
+    try:
+        async with client.listen(tools_list_changed=True) as changes:
+            async for _ in changes:
+                _tools_changed(conn)
+    except Exception:  # refused (MCPError, ListenNotSupportedError), lost, or broken:
+        return  # a watcher's end is never the session's
+
+
+async def _list_tools(client: Client, cache_mode: Any) -> tuple[ToolSpec, ...]:
+    """Every tool the server lists (every page)."""
+    listed = await client.list_tools(cache_mode=cache_mode)
+    tools = list(listed.tools)
+    while listed.next_cursor:
+        listed = await client.list_tools(cursor=listed.next_cursor, cache_mode=cache_mode)
+        tools.extend(listed.tools)
+    return tuple(
+        ToolSpec(t.name, dict(t.input_schema), t.output_schema, t.description or "") for t in tools
+    )
 
 
 def _stderr() -> TextIO:
@@ -500,8 +657,32 @@ def _program(command: str, env: Mapping[str, str]) -> str:
     return beside if os.path.isfile(beside) and os.access(beside, os.X_OK) else command
 
 
+def not_configured(config: ServersConfig, names: Sequence[str]) -> ServerStartError | None:
+    """The error of starting ``names`` of which ``config`` lacks some (None: it has all)."""
+    unknown = [n for n in names if config.get(n) is None]
+    if not unknown:
+        return None
+    return ServerStartError(
+        f"no server {', '.join(map(repr, unknown))} in the servers config",
+        hint=f"servers are: {', '.join(config.names) or 'none'}",
+    )
+
+
+def did_not_start(
+    failed: Sequence[tuple[ServerConfig, BaseException | None]], errlog: TextIO | None
+) -> ServerStartError:
+    """The ``ServerStartError`` of the servers ``failed`` (each with its error), at the
+    first's place, with a hint by their kind (``errlog``: where their error output went)."""
+    lines = "; ".join(f"{config.name}: {_describe(error)}" for config, error in failed)
+    return ServerStartError(
+        f"server(s) did not start: {lines}",
+        location=failed[0][0].loc,
+        hint=_start_hint(list(failed), errlog),
+    )
+
+
 def _start_hint(
-    failed: list[tuple[ServerConfig | None, BaseException | None]], errlog: TextIO | None
+    failed: Sequence[tuple[ServerConfig | None, BaseException | None]], errlog: TextIO | None
 ) -> str:
     """What to do about servers that did not start, by their kind and error; a stdio
     server's error output is in ``errlog`` when that is a file (the run's servers.log)."""

@@ -25,7 +25,9 @@ byte is at fault, and the answers after it are read as before.
 An error the server sends with ``"id": null`` (JSON-RPC's answer to a request it could not
 read: a parse error, an invalid request) names no request either, and the SDK drops it,
 so the call it answers would wait for ever too. The wrapped streams keep the ids of the
-requests in flight (sent, neither answered nor cancelled): when exactly one is, the error
+requests in flight (sent, neither answered nor cancelled; a ``subscriptions/listen``
+stream, which a long-lived pool holds open for tool changes, is not counted): when exactly
+one is, the error
 is that request's answer, and its call fails with the server's code and message (a
 ``protocol_error``). With several in flight it cannot be told whose it is: it is dropped
 as before, and their timeouts apply.
@@ -179,7 +181,8 @@ class _InFlight:
     def sent(self, item: Any) -> None:
         message = getattr(item, "message", None)
         if isinstance(message, JSONRPCRequest):
-            self.ids[message.id] = None
+            if message.method != "subscriptions/listen":  # a stream held open: no call
+                self.ids[message.id] = None
         elif (
             isinstance(message, JSONRPCNotification)
             and message.method == "notifications/cancelled"  # the server will not answer it

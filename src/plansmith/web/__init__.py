@@ -10,9 +10,10 @@ from plansmith.web._catalog import DomainEntry, find_domains
 from plansmith.web._controller import Controller
 from plansmith.web._feed import Feed
 from plansmith.web._report import run_report
+from plansmith.web._server import StoppingServer
 from plansmith.web._settings import LOOPBACK_HOSTS, WebSettings
 from plansmith.web._sse import event_payload, format_sse, sse_stream
-from plansmith.web._views import STEP_STATES, RunView, StepView, fold_view
+from plansmith.web._views import RunDetail, fold_view, step_json
 
 __all__ = [
     "create_app",
@@ -23,12 +24,12 @@ __all__ = [
     "DomainEntry",
     "find_domains",
     "Feed",
-    "RunView",
-    "StepView",
-    "STEP_STATES",
+    "RunDetail",
     "fold_view",
+    "step_json",
     "run_report",
     "event_payload",
     "format_sse",
     "sse_stream",
+    "StoppingServer",
 ]

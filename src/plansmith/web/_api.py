@@ -9,23 +9,42 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
+from plansmith.errors import InputError
 from plansmith.execution import bound_to_dict
+from plansmith.model import RUN_ID_MAX_LENGTH, RUN_ID_PATTERN, check_run_id
 from plansmith.web._controller import Controller
 from plansmith.web._errors import ERROR_RESPONSES
 from plansmith.web._report import run_report
 from plansmith.web._sse import sse_stream
 
-__all__ = ["api_router", "controller_of", "NAME_PATTERN", "RUN_ID_PATTERN"]
+__all__ = ["api_router", "controller_of", "NAME_PATTERN", "RunIdText", "RunId"]
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
-RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 HASH_PATTERN = r"^sha256:[0-9a-f]{64}$"
 
 Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=100)]
-RunId = Annotated[str, Path(pattern=RUN_ID_PATTERN, max_length=64)]
+
+
+def _run_id(value: str) -> str:
+    """``value`` if the engine's rule (``check_run_id``) takes it; else a validation
+    error with the engine's message."""
+    try:
+        return check_run_id(value)
+    except InputError as error:
+        raise PydanticCustomError("run_id", "{message}", {"message": error.message}) from None
+
+
+#: a run id: the engine's one rule checks it, the schema states it
+RunIdText = Annotated[
+    str,
+    AfterValidator(_run_id),
+    WithJsonSchema({"type": "string", "pattern": RUN_ID_PATTERN, "maxLength": RUN_ID_MAX_LENGTH}),
+]
+RunId = Annotated[RunIdText, Path()]
 
 
 class PlanRequest(BaseModel):
@@ -138,12 +157,8 @@ async def list_runs(
     ctl: Ctl,
     limit: Annotated[int, Query(ge=1, le=1000, description="Runs in the page.")] = 50,
     before: Annotated[
-        str | None,
-        Query(
-            pattern=RUN_ID_PATTERN,
-            max_length=64,
-            description="Only runs older than this one: the last run of the page before.",
-        ),
+        RunIdText | None,
+        Query(description="Only runs older than this one: the last run of the page before."),
     ] = None,
 ) -> list[dict[str, Any]]:
     """The runs of the run log, newest first, a page at a time (``limit``, ``before``)."""
@@ -159,9 +174,13 @@ async def run_detail(run_id: RunId, ctl: Ctl) -> dict[str, Any]:
 @api_router.post(
     "/runs/{run_id}/approve", status_code=202, response_model=RunAccepted, tags=["runs"]
 )
-async def approve(run_id: RunId, body: ApproveRequest, ctl: Ctl) -> dict[str, str]:
-    """Approve the run's plan by its hash, and run it in the background."""
-    await ctl.approve(run_id, body.plan_hash)
+async def approve(
+    run_id: RunId, body: ApproveRequest, ctl: Ctl, request: Request
+) -> dict[str, str]:
+    """Approve the run's plan by its hash, and run it in the background; the run's log
+    records the approver as ``web:`` and the client's address."""
+    client = request.client.host if request.client is not None else "unknown"
+    await ctl.approve(run_id, body.plan_hash, by=f"web:{client}")
     return {"run_id": run_id, "status": "running"}
 
 

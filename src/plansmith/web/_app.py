@@ -46,6 +46,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await controller.start()  # the engine's run table, in the app's event loop
         # a log shared with other engines: take over their runs whose lease expired
         taking_over = (
             asyncio.create_task(controller.engine.keep_taking_over())

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
 
-from plansmith.web._api import NAME_PATTERN, RUN_ID_PATTERN
+from plansmith.web._api import NAME_PATTERN, RunId
 from plansmith.web._html import html_page
 
 __all__ = ["pages_router", "page"]
@@ -21,7 +21,6 @@ def page(title: str, script: str, body: str, **data: str) -> HTMLResponse:
     return html_page(title, body, scripts=("common", "dag", script), data=data)
 
 
-RunId = Annotated[str, Path(pattern=RUN_ID_PATTERN, max_length=64)]
 NameQ = Annotated[str, Query(pattern=NAME_PATTERN, max_length=100)]
 
 _PLAN_BODY = (

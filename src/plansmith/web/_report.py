@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from plansmith.execution import elapsed_ms
-from plansmith.web._views import RunView
+from plansmith.execution import StepState, elapsed_ms
+from plansmith.web._views import RunDetail, step_error
 
 __all__ = ["run_report"]
 
 
-def run_report(view: RunView) -> dict[str, Any]:
-    """A JSON report of ``view``: what ran where, how long it took, and what went wrong."""
+def run_report(detail: RunDetail) -> dict[str, Any]:
+    """A JSON report of a run: what ran where, how long it took, and what went wrong."""
+    view = detail.view
     tools: dict[tuple[str, str], dict[str, Any]] = {}
     for step in view.steps.values():
         if step.duration_ms is None:
@@ -28,7 +29,7 @@ def run_report(view: RunView) -> dict[str, Any]:
     )
     return {
         "run_id": view.run_id,
-        "status": view.status,
+        "status": detail.status,
         "reason": view.reason,
         "plan_hash": view.plan_hash,
         "approved_by": view.approved_by,
@@ -39,16 +40,16 @@ def run_report(view: RunView) -> dict[str, Any]:
         "busy_ms": round(sum(s.duration_ms or 0.0 for s in view.steps.values()), 3),
         "by_tool": sorted(tools.values(), key=lambda r: (-r["total_ms"], r["server"], r["tool"])),
         "failures": [
-            {"step": s.id, "action": s.action, "error": s.error}
+            {"step": s.id, "action": s.action, "error": step_error(s, view)}
             for s in view.steps.values()
-            if s.state == "failed"
+            if s.state is StepState.FAILED
         ],
         "retried": [
-            {"step": s.id, "retries": s.retries, "error": s.error}
+            {"step": s.id, "retries": len(s.retries), "error": step_error(s, view)}
             for s in view.steps.values()
             if s.retries
         ],
-        "replans": view.replans,
+        "replans": [r.to_dict() for r in view.replans],
         "steps": [
             {
                 "id": s.id,
@@ -56,7 +57,7 @@ def run_report(view: RunView) -> dict[str, Any]:
                 "args": s.args,
                 "server": s.server,
                 "tool": s.tool,
-                "state": s.state,
+                "state": s.state.value,
                 "attempts": s.attempts,
                 "started": s.started,
                 "offset_ms": elapsed_ms(view.started, s.started),

@@ -4,6 +4,10 @@ The event id is the event's ``seq``. A client that reconnects with
 ``Last-Event-ID: N`` gets the events after ``N`` (from the live feed, which holds
 every event of the log), so it sees each event exactly once. The stream ends after
 ``RunFinished`` (or when the server stops); comments keep an idle connection open.
+
+Each stream moves a run view (``RunView``) on by each event and sends with it the
+steps the event changed, as the API shows them (``changed``): the page draws them as
+they are, and folds nothing itself.
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ from plansmith.execution import (
     PlanReady,
     Replanned,
     RunFinished,
+    RunView,
     StepEvent,
     StepFailed,
     StepSucceeded,
 )
 from plansmith.web._feed import Feed
+from plansmith.web._views import step_json
 
 __all__ = ["event_payload", "format_sse", "sse_stream", "KEEPALIVE_S"]
 
@@ -31,20 +37,18 @@ KEEPALIVE_S = 15.0
 _DROP = ("result", "outputs", "plan", "bound")
 
 
-def event_payload(event: Event, started: dict[str, str]) -> dict[str, Any]:
-    """The JSON of ``event`` for a view: large fields dropped, step timing added.
-
-    ``started`` maps step ids to the time of their latest start; it is updated.
-    """
+def event_payload(event: Event, view: RunView) -> dict[str, Any]:
+    """The JSON of ``event`` for a page: large fields dropped, step timing added, and the
+    steps it changed. ``view`` is moved on by ``event`` here."""
+    changed = view.apply(event)
     data: dict[str, Any] = {k: v for k, v in event.to_dict().items() if k not in _DROP}
     if isinstance(event, PlanReady | Replanned):
         data["steps"] = len(cast(list[Any], event.bound.get("steps") or []))
     if isinstance(event, StepEvent):
-        if event.type == "StepStarted":
-            started[event.step] = event.time
-        data["started"] = started.get(event.step)
+        data["started"] = view.steps[event.step].started
         data["ended"] = event.time if isinstance(event, StepSucceeded | StepFailed) else None
         data.setdefault("duration_ms", None)
+    data["changed"] = [step_json(view.steps[i], view) for i in changed]
     return data
 
 
@@ -57,7 +61,7 @@ async def sse_stream(
     feed: Feed, after: int, *, keepalive_s: float = KEEPALIVE_S
 ) -> AsyncIterator[str]:
     """The SSE text of ``feed``'s events after seq ``after``, live until the run ends."""
-    started: dict[str, str] = {}
+    view = RunView()
     index = 0
     yield "retry: 1000\n\n"
     while True:
@@ -65,10 +69,11 @@ async def sse_stream(
         while index < len(events):
             event = events[index]
             index += 1
-            payload = event_payload(event, started)
             if event.seq > after:
                 after = event.seq
-                yield format_sse(event, payload)
+                yield format_sse(event, event_payload(event, view))
+            else:  # sent before: the view is moved on all the same
+                view.apply(event)
             if isinstance(event, RunFinished):
                 return
         signal = feed.signal

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 
 from plansmith.domains import bio
-from plansmith.engine import Engine, RunInputs
+from plansmith.engine import Engine, InvokerFactory, RunInputs
 from plansmith.execution import Event, PlanReady, RunOutcome, StepSucceeded
 
 __all__ = [
@@ -34,9 +34,11 @@ def run_goal(
     server_path: str | None = None,
     goal: str = "full family report",
     max_parallel: int = 8,
+    invoker_factory: InvokerFactory | None = None,
 ) -> tuple[RunOutcome, list[Event]]:
     """Plan ``goal`` with ``available`` programs, run it (``max_parallel`` steps at a
-    time at most); the outcome and all events."""
+    time at most; its tools called through ``invoker_factory``'s invoker, if given); the
+    outcome and all events."""
     problem = bio.write_problem(home / "problem.yaml", goal, INPUTS, available=available)
     config: Any = bio.server_config(INPUTS, home)
     if server_path is not None:
@@ -51,7 +53,7 @@ def run_goal(
     events: list[Event] = []
 
     async def go() -> RunOutcome:
-        engine = Engine(home)
+        engine = Engine(home, invoker_factory=invoker_factory)
         try:
             return await engine.run(inputs, max_parallel=max_parallel, subscribe=events.append)
         finally:

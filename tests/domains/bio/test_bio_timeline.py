@@ -19,7 +19,6 @@ import anyio
 import pytest
 from bio_engine_run import ancestors, run_goal
 
-import plansmith.engine as engine_module
 from plansmith.domains import bio
 from plansmith.execution import Event, StepStarted, StepSucceeded, ToolCall, ToolResult
 from plansmith.servers import McpInvoker, ServerPool
@@ -43,7 +42,7 @@ class _Gate:
 
 
 def _gated_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, available: tuple[str, ...], tools: set[str]
+    tmp_path: Path, available: tuple[str, ...], tools: set[str]
 ) -> tuple[list[Event], list[_Gate]]:
     gates: list[_Gate] = []
 
@@ -51,8 +50,7 @@ def _gated_run(
         gates.append(_Gate(McpInvoker(pool), tools))
         return gates[-1]
 
-    monkeypatch.setattr(engine_module, "McpInvoker", gated)
-    outcome, events = run_goal(tmp_path.resolve(), available)
+    outcome, events = run_goal(tmp_path.resolve(), available, invoker_factory=gated)
     assert outcome.state == "succeeded", outcome.reason
     return events, gates
 
@@ -81,13 +79,13 @@ def _assert_overlap(spans: dict[str, tuple[int, int]]) -> None:
 
 
 def test_gc_orfs_and_blast_search_are_unordered_and_overlap(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     missing = [t for t in ("blastn", "mafft", "fasttree") if t not in bio.detect_tools()]
     if missing:
         pytest.skip(f"not installed: {missing} (Debian: ncbi-blast+ mafft fasttree)")
     tools = {"sequence_stats", "find_orfs", "make_blast_db"}
-    events, gates = _gated_run(tmp_path, monkeypatch, ("blastn", "mafft", "fasttree"), tools)
+    events, gates = _gated_run(tmp_path, ("blastn", "mafft", "fasttree"), tools)
     assert gates[0].opened.is_set()
     _assert_unordered(events, {"gc_content", "find_orfs", "make_blast_db"})
     _assert_unordered(events, {"gc_content", "find_orfs", "search_blast"})
@@ -95,10 +93,10 @@ def test_gc_orfs_and_blast_search_are_unordered_and_overlap(
 
 
 def test_gc_orfs_and_biopython_search_are_unordered_and_overlap(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     tools = {"sequence_stats", "find_orfs", "biopython_search"}
-    events, gates = _gated_run(tmp_path, monkeypatch, (), tools)
+    events, gates = _gated_run(tmp_path, (), tools)
     assert gates[0].opened.is_set()
     _assert_unordered(events, {"gc_content", "find_orfs", "search_biopython"})
     _assert_overlap(_spans(events, {"gc_content", "find_orfs", "search_biopython"}))

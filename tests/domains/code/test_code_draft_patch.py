@@ -212,7 +212,7 @@ async def test_diagnose_then_a_sampled_patch_turns_the_tests_green_after_approva
     apply_step = next(s for s in plan["steps"] if s["action"] == "apply_patch")
     assert f"sha256-{draft['sha256']}" in apply_step["args"]
     # Unapproved: refused, and nothing after the diagnosis ran or branched.
-    assert "ApprovalRequiredError: step start_run" in refused
+    assert "ApprovalRequiredError: plan sha256:" in refused
     assert "create_branch" not in tools_before_approval
     assert branches_before_approval == branches
     # Approved by hash: green and committed on the branch; the main checkout keeps the bug.
@@ -284,7 +284,7 @@ async def test_garbage_or_an_escaping_diff_is_a_typed_error_and_nothing_is_writt
         text = await _error(client, "draft_patch", {"run_id": run_id})
     assert len(host.prompts) == 2  # refused, sent back once with the refusal, refused again
     assert "It was refused:" in host.prompts[1]
-    assert "InputError: step draft_patch: the model's patch was refused" in text
+    assert "InputError: the model's patch was refused" in text
     assert "nothing was written" in text
     assert "hint:" in text
     assert not setup.patches.exists() or list(setup.patches.iterdir()) == []

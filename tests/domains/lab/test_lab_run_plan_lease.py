@@ -24,19 +24,13 @@ from plansmith.execution import TraceSetup
 pytestmark = pytest.mark.skipif(SKIP_REASON is not None, reason=str(SKIP_REASON))
 
 
-def test_a_bio_run_holds_its_lease_while_it_runs_and_is_traced(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_bio_run_holds_its_lease_while_it_runs_and_is_traced(tmp_path: Path) -> None:
     from plansmith.domains.lab.sim import run_bio
 
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    other = Engine(tmp_path)  # a second engine on the same run log, before the patch
-    # the lab's engine takes its tracing from the environment (OTEL_*): give it this one
-    monkeypatch.setattr(
-        "plansmith.engine.tracing_from_env", lambda env: TraceSetup(provider, ("memory",))
-    )
+    other = Engine(tmp_path)  # a second engine on the same run log
     assert other.leases is not None
     leases = other.leases
     held: dict[str, Lease | None] = {}
@@ -45,7 +39,10 @@ def test_a_bio_run_holds_its_lease_while_it_runs_and_is_traced(
         if event.type in ("RunStarted", "StepStarted") and event.type not in held:
             held[event.type] = leases.holder(event.run_id)
 
-    run = anyio.run(lambda: run_bio("scenario_1", home=tmp_path, subscribe=on_event))
+    tracing = TraceSetup(provider, ("memory",))  # the lab engine's tracing, given
+    run = anyio.run(
+        lambda: run_bio("scenario_1", home=tmp_path, subscribe=on_event, tracing=tracing)
+    )
     assert run.stats.state == "succeeded", run.stats.reason
     assert run.stats.commands is not None
     assert run.stats.commands > 0

@@ -8,14 +8,20 @@ that is not JSON), ``die`` (the process exits mid-call), ``progress``.
 Environment: ``COUNTER_LOG`` (a file that gets one JSON line per call of ``work``,
 ``flaky`` and ``die``: tool, key, arguments); ``COUNTER_DIE_AT_START=1`` (exit before
 serving: a server that dies at start-up); ``COUNTER_PID_FILE`` (write the process id
-there); ``COUNTER_DIE_ONCE`` (a file: ``die`` exits
-only when this file does not exist yet, and creates it, so a restarted server
-succeeds); ``COUNTER_HOLD_AFTER=N`` (the calls of ``work`` after this process's N-th are
-logged, then never return: a run cannot finish before a test kills its engine) with
+there); ``COUNTER_STARTS`` (a file that gets a line with the process id at each
+start); ``COUNTER_DIE_ONCE`` (a file: ``die`` exits only when this file does not exist
+yet, and creates it, so a restarted server succeeds); ``COUNTER_HOLD_AFTER=N`` (the
+calls of ``work`` after this process's N-th are logged, then never return: a run cannot
+finish before a test kills its engine) with
 ``COUNTER_HOLD_ONCE`` (a file: the first held call creates it, which tells the test that
 a call is held; a server that finds it already there holds nothing, so a restarted server
 serves every call) and ``COUNTER_KILL_HELD=K`` (once K calls are held, the server kills
-itself with SIGKILL: a crash with those K calls in flight).
+itself with SIGKILL: a crash with those K calls in flight); ``COUNTER_ECHO_REFUSES=A|B``
+(``echo`` answers a tool error for those values: a cause a person can fix);
+``COUNTER_START_GATE=FILE`` (a start waits, before it serves, until FILE exists: a slow
+start-up that the test ends) with ``COUNTER_GATE_FROM=N`` (only the N-th start and later
+wait, counted in ``COUNTER_STARTS``; default 1); ``COUNTER_EXITED=FILE`` (written when
+the server ends by itself, its stdin closed: not when it is killed).
 
 Usage: ``python counter_server.py`` (stdio), ``python counter_server.py http PORT``
 (streamable HTTP at /mcp) or ``python counter_server.py sse PORT`` (HTTP+SSE at /sse).
@@ -88,7 +94,10 @@ async def _hold_if_asked() -> None:
 
 @server.tool()
 async def echo(x: Any) -> dict[str, Any]:
-    """Return ``{"value": x}``."""
+    """Return ``{"value": x}``; a tool error for the values ``COUNTER_ECHO_REFUSES`` lists."""
+    refused = os.environ.get("COUNTER_ECHO_REFUSES")
+    if refused and str(x) in refused.split("|"):
+        raise ToolError(f"echo refuses {x!r} (COUNTER_ECHO_REFUSES)")
     return {"value": x}
 
 
@@ -189,11 +198,31 @@ async def progress(n: int, ctx: Context) -> dict[str, Any]:
     return {"n": n}
 
 
+def _wait_at_gate(starts: str | None) -> None:
+    """For ``COUNTER_START_GATE``: wait until its file exists (from the ``COUNTER_GATE_FROM``-th
+    start on)."""
+    gate = os.environ.get("COUNTER_START_GATE")
+    if not gate:
+        return
+    if starts:
+        with open(starts, encoding="utf-8") as f:
+            count = len(f.read().splitlines())
+        if count < int(os.environ.get("COUNTER_GATE_FROM", "1")):
+            return
+    while not os.path.exists(gate):
+        time.sleep(0.01)
+
+
 def main() -> None:
     pid_file = os.environ.get("COUNTER_PID_FILE")
     if pid_file:
         with open(pid_file, "w", encoding="utf-8") as f:
             f.write(str(os.getpid()))
+    starts = os.environ.get("COUNTER_STARTS")
+    if starts:  # one line per start: a test counts them
+        with open(starts, "a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
+    _wait_at_gate(starts)
     for line in filter(None, os.environ.get("COUNTER_STDERR", "").split("|")):
         sys.stderr.write(line + "\n")  # lines on its error output at start-up, as asked
         sys.stderr.flush()
@@ -206,6 +235,10 @@ def main() -> None:
         server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run()
+    exited = os.environ.get("COUNTER_EXITED")
+    if exited:  # it saw its stdin close and ended by itself (not killed)
+        with open(exited, "w", encoding="utf-8") as f:
+            f.write("exited\n")
 
 
 if __name__ == "__main__":

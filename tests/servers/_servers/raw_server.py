@@ -10,7 +10,9 @@ is a number), ``banner`` (a line that is not JSON-RPC before its answer), ``garb
 answer but a parse error with ``"id": null``, as a server that could not read the request
 writes), ``hold`` (no answer yet: a progress notification says it arrived, when the call
 asked for progress), ``bad_utf8`` (an answer whose line holds the byte 0xff, which is not
-UTF-8, then the answers of the calls ``hold`` kept, each one its arguments).
+UTF-8, then the answers of the calls ``hold`` kept, each one its arguments), ``huge``
+(an answer of about ``mb`` MB, its structured content ``{"pad": "xx…"}``, then the answers
+of the calls ``hold`` kept).
 Standard library only.
 """
 
@@ -22,7 +24,7 @@ from typing import Any
 
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object", "additionalProperties": True}}
-    for name in ("echo", "deep", "nan", "banner", "garbled", "hold", "bad_utf8")
+    for name in ("echo", "deep", "nan", "banner", "garbled", "hold", "bad_utf8", "huge")
 ] + [
     {
         "name": "nan_typed",
@@ -64,6 +66,13 @@ def call(request_id: Any, name: str, arguments: dict[str, Any], meta: dict[str, 
     if name == "bad_utf8":
         head = f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":{{"content":'
         write_bytes(head.encode() + b'[{"type":"text","text":"caf\xff"}]}}')
+        for held, given in _held:
+            answer(held, {"content": text, "structuredContent": {"got": given}})
+        _held.clear()
+        return
+    if name == "huge":
+        pad = "x" * int(float(arguments.get("mb", 1)) * 1_000_000)
+        answer(request_id, {"content": text, "structuredContent": {"pad": pad}})
         for held, given in _held:
             answer(held, {"content": text, "structuredContent": {"got": given}})
         _held.clear()

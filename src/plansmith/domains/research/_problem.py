@@ -105,7 +105,6 @@ def research_problem(
     if len(set(objects)) != len(objects):
         raise ProblemError(
             f"two source names give the same object name: {names}",
-            location=Location(step="sources"),
             hint="name the sources so that they differ in letters or digits",
         )
     budget = budget or Budget()

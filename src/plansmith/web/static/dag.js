@@ -77,8 +77,8 @@ const DAG = (() => {
         const x1 = q.x + W / 2, y1 = q.y + H, x2 = p.x + W / 2, y2 = p.y, m = (y1 + y2) / 2;
         edges.append(svg("path", { class: "edge", d: `M${x1},${y1} C${x1},${m} ${x2},${m} ${x2},${y2}` }));
       }
-      const g = svg("g", { class: "node st-" + (s.state || "pending"), "data-step": s.id,
-                           "data-state": s.state || "pending",
+      const g = svg("g", { class: "node st-" + shown(s), "data-step": s.id,
+                           "data-state": shown(s),
                            transform: `translate(${p.x},${p.y})`,
                            tabindex: 0, role: "button",
                            "aria-label": `step ${s.id}: ${PS.call(s)}` });
@@ -109,6 +109,12 @@ const DAG = (() => {
     return { nodes, layout: lay };
   }
 
+  // A step's state as drawn: the run view's, and `retrying` for a running step that
+  // runs again after a failed attempt.
+  function shown(s) {
+    return s.state === "running" && s.retrying ? "retrying" : s.state || "pending";
+  }
+
   function setState(g, state) {
     g.setAttribute("class", g.getAttribute("class").replace(/st-[a-z]+/, "st-" + state));
     g.setAttribute("data-state", state);
@@ -126,7 +132,7 @@ const DAG = (() => {
     if (s.arguments !== undefined && s.arguments !== null)
       dl.append(PS.el("dt", {}, "arguments"),
                 PS.el("dd", {}, PS.el("pre", {}, JSON.stringify(s.arguments, null, 1))));
-    if (s.state) row("state", s.state);
+    if (s.state) row("state", shown(s));
     if (s.attempts) row("attempts", String(s.attempts));
     if (s.duration_ms !== null && s.duration_ms !== undefined) row("duration", PS.ms(s.duration_ms));
     if (s.error) row("error", s.error);
@@ -152,5 +158,5 @@ const DAG = (() => {
     box.replaceChildren(ul);
   }
 
-  return { draw, layout, setState, detail, tree };
+  return { draw, layout, shown, setState, detail, tree };
 })();

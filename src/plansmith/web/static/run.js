@@ -6,7 +6,7 @@
   $("plan-link").href = `/runs/${runId}/plan`;
   $("report-link").href = `/runs/${runId}/report`;
   const legend = $("legend");
-  for (const st of ["pending", "running", "retried", "done", "failed", "replanned", "cancelled"])
+  for (const st of ["pending", "running", "retrying", "succeeded", "failed", "dropped", "cancelled"])
     legend.append(PS.el("span", { style: `--c: var(--${st})` }, st));
 
   let run, steps, nodes, source = null, latest = 0, dirty = false;
@@ -45,20 +45,21 @@
   }
 
   function paint() {
-    const counts = { pending: 0, running: 0, retried: 0, done: 0, failed: 0, replanned: 0,
+    const counts = { pending: 0, running: 0, retrying: 0, succeeded: 0, failed: 0, dropped: 0,
                      cancelled: 0 };
-    for (const s of steps.values()) counts[s.state] = (counts[s.state] || 0) + 1;
-    const live = steps.size - counts.replanned;
-    const pct = live ? (100 * counts.done) / live : 0;
+    for (const s of steps.values()) counts[DAG.shown(s)] = (counts[DAG.shown(s)] || 0) + 1;
+    const live = steps.size - counts.dropped;
+    const done = counts.succeeded;
+    const pct = live ? (100 * done) / live : 0;
     $("bar").style.width = pct.toFixed(1) + "%";
-    $("bar-label").textContent = `${counts.done} / ${live} done`;
+    $("bar-label").textContent = `${done} / ${live} done`;
     const progress = $("progress");
-    progress.setAttribute("aria-valuenow", String(counts.done));
+    progress.setAttribute("aria-valuenow", String(done));
     progress.setAttribute("aria-valuemax", String(live));
-    progress.setAttribute("aria-valuetext", `${counts.done} of ${live} steps done`);
+    progress.setAttribute("aria-valuetext", `${done} of ${live} steps done`);
     $("summary").textContent = Object.entries(counts).filter(([, n]) => n)
       .map(([k, n]) => `${n} ${k}`).join(" · ");
-    document.body.dataset.done = String(counts.done);
+    document.body.dataset.done = String(done);
     setStatus(run.status, null);
     timeline();
   }
@@ -91,7 +92,7 @@
       const a = PS.when(s.started);
       const b = s.ended ? PS.when(s.ended) : Math.max(now, a);
       add("text", { x: 4, y: y + 10 }, `${s.id} ${s.action}`.slice(0, 30));
-      const bar = add("rect", { class: "bar st-" + s.state, x: LABEL + (a - t0) * scale, y,
+      const bar = add("rect", { class: "bar st-" + DAG.shown(s), x: LABEL + (a - t0) * scale, y,
                                 width: Math.max(2, (b - a) * scale), height: ROW - 3 });
       bar.append(Object.assign(document.createElementNS(NS, "title"),
                                { textContent: `${s.id}: ${PS.ms(s.duration_ms ?? b - a)}` }));
@@ -123,25 +124,18 @@
     }).catch((err) => { reloading = false; PS.message(err.message); });
   }
 
+  // The server moves the run's view on by each event and sends the steps it changed,
+  // as the API shows them: they are drawn as they come, nothing is folded here.
   function onEvent(e) {
     const t = PS.when(e.time);
     if (t) latest = Math.max(latest, t);
-    const s = e.step ? steps.get(e.step) : null;
     if (e.type === "RunStarted" && !run.started) run.started = e.time;
-    if (s) {
-      if (e.type === "StepStarted") {
-        s.state = s.retries ? "retried" : "running";
-        s.started = s.started || e.time;
-      } else if (e.type === "StepRetrying") {
-        s.state = "retried"; s.retries = (s.retries || 0) + 1;
-        s.error = `${e.error_class}: ${e.message}`;
-      } else if (e.type === "StepSucceeded" || e.type === "StepFailed") {
-        s.state = e.type === "StepSucceeded" ? "done" : "failed";
-        s.ended = e.time; s.duration_ms = e.duration_ms; s.attempts = e.attempt;
-        if (e.type === "StepFailed") s.error = `${e.error_class}: ${e.message}`;
-      }
+    for (const changed of e.changed || []) {
+      const s = steps.get(changed.id);
+      if (!s) continue;
+      Object.assign(s, changed);
       const g = nodes.get(s.id);
-      if (g) DAG.setState(g, s.state);
+      if (g) DAG.setState(g, DAG.shown(s));
     }
     if (e.type === "PlanApproved" && run.status !== "running") run.status = "running";
     if (e.type === "Replanned" || e.type === "PlanReady") {
@@ -149,13 +143,6 @@
       return;
     }
     if (e.type === "RunFinished") {
-      for (const st of steps.values()) {  // in flight as the run ended: cancelled with it
-        if (st.state !== "running" && st.state !== "retried") continue;
-        st.state = "cancelled"; st.ended = e.time;
-        st.error = `cancelled with the run (${e.reason || e.state})`;
-        const g = nodes.get(st.id);
-        if (g) DAG.setState(g, st.state);
-      }
       run.status = e.state;
       if (source) source.close();
       $("status-line").textContent = "finished";

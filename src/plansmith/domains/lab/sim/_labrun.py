@@ -28,7 +28,7 @@ from plansmith.domains.lab.sim._labservers import observe, simulator_command_cou
 from plansmith.domains.lab.sim._stats import RunStats
 from plansmith.domains.lab.sim._tips import tip_replanner
 from plansmith.engine import Engine, RunInputs
-from plansmith.execution import Event, PlanReady, ReplanFn
+from plansmith.execution import Event, PlanReady, ReplanFn, TraceSetup
 from plansmith.model import Domain, JSONValue, Plan
 from plansmith.servers import load_servers
 
@@ -68,15 +68,17 @@ async def run_plan(
     replace_racks: Collection[str] = (),
     max_parallel: int = 1,
     lab_python: Path | None = None,
+    tracing: TraceSetup | None = None,
 ) -> LabRun:
     """Bind ``plan`` to the role servers of a fresh robot, record it, and run it
-    (``Engine.run_plan``, approved by the person who asked for the run).
+    (``Engine.run_plan``, approved by the person who asked for the run; traced by
+    ``tracing``, default: as the environment says, ``OTEL_*``).
 
     ``replace_racks``: tip racks that a replan may replace when a pick-up runs out
     of tips (none: no replanning). ``lab_python``: the lab venv's python (default:
     ``lab_python()``, see ``plansmith.domains.lab.sim``).
     """
-    engine = Engine(home)
+    engine = Engine(home, tracing=tracing)
     run_id = engine.new_run_id()
     run_dir = engine.run_dir(run_id)
     robot = run_dir / "robot"
@@ -130,6 +132,7 @@ async def run_bio(
     tip_racks: int = 2,
     replan_tips: bool = True,
     lab_python: Path | None = None,
+    tracing: TraceSetup | None = None,
 ) -> LabRun:
     """Plan a ``bio_opentrons`` scenario, map it to the Flex, and run it."""
     gtpyhop_plan, py_domain = plan_scenario(scenario)
@@ -146,6 +149,7 @@ async def run_bio(
         subscribe=subscribe,
         replace_racks=BIO_TIP_RACKS if replan_tips else (),
         lab_python=lab_python,
+        tracing=tracing,
     )
     run.mappings = mapping.lines()
     if tip_racks == 1:

@@ -1,0 +1,52 @@
+"""The engine: owns runs. It plans, binds, starts servers, approves and drives each run,
+and keeps them in its run log (see ``Engine``)."""
+
+from plansmith._run_digests import ChangedInput
+from plansmith.engine._engine import Engine, InvokerFactory
+from plansmith.engine._inputs import (
+    OWNER_KEY,
+    POLICY_KEY,
+    RunInputs,
+    Subscriber,
+    check_run_id,
+    made_from_files,
+    recorded_policy,
+)
+from plansmith.engine._open import open_engine
+from plansmith.engine._planning import (
+    Planner,
+    ban_failed,
+    load_problem_files,
+    make_plan,
+    make_replanner,
+    remaining_tasks,
+)
+from plansmith.engine._table import RunFeed, RunHandle, RunTable, run_owner
+from plansmith.engine._tools import ReplanFactory, RunTools, load_run_files
+
+__all__ = [
+    "Engine",
+    "open_engine",
+    "RunInputs",
+    "ChangedInput",
+    "RunTools",
+    "ReplanFactory",
+    "Planner",
+    "InvokerFactory",
+    "Subscriber",
+    "load_problem_files",
+    "load_run_files",
+    "make_plan",
+    "make_replanner",
+    "ban_failed",
+    "remaining_tasks",
+    "made_from_files",
+    "check_run_id",
+    "recorded_policy",
+    "POLICY_KEY",
+    "OWNER_KEY",
+    "RunTable",
+    "RunHandle",
+    "RunFeed",
+    "run_owner",
+]

@@ -1,0 +1,445 @@
+"""The engine: composes planning, binding, servers and the runner; the one place that
+picks implementations (SQLite log, MCP invoker, the classical replanner).
+
+``Engine(home)`` keeps its run log in ``home/runs.db`` and a directory per run in
+``home/runs/RUN_ID``. Every face (CLI, MCP server, web) goes through it.
+
+Runs are leased (``execution.RunLeases``) when the log has leases: ``run`` and ``resume``
+take the run's lease under the engine's id, renew it every ``lease_renew`` seconds while
+the run is live, and release it when the run ends, so that engines sharing one log
+(PostgreSQL) never drive the same run at once. ``take_over_expired`` and
+``keep_taking_over`` resume the unfinished runs whose lease expired (a crashed engine's).
+
+The planner and the invoker over a pool of servers are the engine's arguments
+(``planner``, ``invoker_factory``), so that a test or a benchmark observes them by
+passing its own, not by patching module names.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from contextlib import suppress
+from pathlib import Path
+
+from plansmith._run_digests import KINDS, file_digests
+from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind
+from plansmith.engine._core import InvokerFactory
+from plansmith.engine._drive import Recipe
+from plansmith.engine._inputs import (
+    OWNER_KEY,
+    POLICY_KEY,
+    RunInputs,
+    Subscriber,
+    checked_max_parallel,
+    checked_policy,
+    checked_subscriber,
+    file_inputs,
+    json_inputs,
+    made_from_files,
+    run_inputs,
+)
+from plansmith.engine._planning import (
+    RunContext,
+    load_problem_files,
+    plan_in_thread,
+)
+from plansmith.engine._takeover import TakingOver
+from plansmith.engine._tools import (
+    ReplanFactory,
+    RunTools,
+    load_run_files,
+)
+from plansmith.errors import (
+    BindingError,
+    ExecutionError,
+    InputError,
+    ServerStartError,
+)
+from plansmith.execution import (
+    ApprovalPolicy,
+    Emitter,
+    RunOutcome,
+    RunRetried,
+    fold,
+)
+from plansmith.model import Domain, JSONValue, Plan
+from plansmith.servers import (
+    ServersConfig,
+)
+
+__all__ = ["Engine", "InvokerFactory"]
+
+
+class Engine(TakingOver):
+    """Runs plans durably; see the module docstring.
+
+    ``lease_ttl``: seconds a run's lease lasts without renewal (another engine may take
+    the run over after that); ``lease_renew``: seconds between renewals (default a third
+    of the ttl); ``engine_id``: the owner name of this engine's leases (default
+    ``HOST:PID:RANDOM``).
+    """
+
+    # -- check and bind -------------------------------------------------------------------
+
+    @staticmethod
+    def servers_used(bindings: Bindings, plan: Plan, config: ServersConfig) -> tuple[str, ...]:
+        actions = {s.action for s in plan.steps}
+        wanted = {b.server for b in bindings.bindings if b.action in actions}
+        return tuple(n for n in config.names if n in wanted)
+
+    async def check(self, inputs: RunInputs) -> tuple[Plan, BoundPlan, ToolCatalog]:
+        """Plan, start the servers the bindings use, and bind: raises with every problem."""
+        self._open()
+        inputs = run_inputs(inputs)
+        problem = load_problem_files(inputs.domain, inputs.problem)
+        plan = await plan_in_thread(problem, self.planner)
+        bindings, config = load_run_files(inputs.bindings, inputs.servers)
+        used = self.servers_used(bindings, plan, config)
+        failed: ServerStartError | None = None
+        # The servers' error output goes to a file, not the terminal: kept when a server
+        # did not start and wrote something (the error's hint names it), else removed.
+        fd, errlog_path = tempfile.mkstemp(prefix="plansmith-check-", suffix=".servers.log")
+        os.close(fd)
+        try:
+            with open(errlog_path, "w", encoding="utf-8") as errlog:
+                async with self.open_pool(config, errlog) as pool:
+                    try:
+                        catalog = await pool.start(used)
+                    except ServerStartError as error:  # the others' bindings are checked
+                        listed = getattr(pool, "catalog", None)  # ServerPool, WarmRun
+                        own = listed() if callable(listed) else None
+                        catalog, failed = own or ToolCatalog(), error
+        finally:
+            with suppress(OSError):
+                if failed is None or not os.path.getsize(errlog_path):
+                    os.unlink(errlog_path)
+        try:
+            bound = bind(
+                plan,
+                problem.domain,
+                bindings,
+                catalog,
+                env=os.environ,
+                configured=config.names,
+                unavailable=[n for n in used if not catalog.has_server(n)],
+            )
+        except BindingError as error:
+            if failed is None:
+                raise
+            raise ServerStartError(
+                failed.message, location=failed.location, hint=failed.hint, problems=(error,)
+            ) from None
+        if failed is not None:
+            raise failed
+        return plan, bound, catalog
+
+    # -- run, resume, replay --------------------------------------------------------------
+
+    async def run(
+        self,
+        inputs: RunInputs,
+        *,
+        approve: bool = False,
+        policy: ApprovalPolicy | None = None,
+        max_parallel: int = 8,
+        subscribe: Subscriber | None = None,
+        run_id: str | None = None,
+        owner: str = "",
+        approver: str = "",
+    ) -> RunOutcome:
+        """Plan from ``inputs``' files, then ``run_plan`` (replanning with the classical or
+        HTN replanner); the inputs are stored with the run, with their contents' digests,
+        so that it can be resumed (and ``changed_inputs`` can tell what changed since).
+
+        The planner searches in a worker thread: cancelling the caller's task stops the
+        search and records nothing; ``cancel(run_id)`` stops it and records the run
+        cancelled, as when it is cancelled while its servers start.
+
+        ``policy`` is recorded with the run (``POLICY_KEY`` of its inputs, as
+        ``ApprovalPolicy.parse`` reads it): ``resume`` approves by it, and lets a replan
+        use the tiers it lets run without a person. ``owner`` (a face's name for who
+        started the run) is recorded too (``OWNER_KEY``), for the faces' run lists."""
+        self._open()
+        max_parallel = checked_max_parallel(max_parallel)
+        inputs = run_inputs(inputs).resolved()  # recorded so: resume works from any directory
+        run_id = self._new_run(run_id if run_id is not None else self.new_run_id())
+        policy = checked_policy(policy)
+        subscribe = checked_subscriber(subscribe)
+        paths = inputs.to_dict()
+        digests = file_digests({k: Path(paths[k]) for k in KINDS})  # before loading
+        recorded: dict[str, JSONValue] = {**paths, **digests, POLICY_KEY: policy.text()}
+        if owner:
+            recorded[OWNER_KEY] = owner
+        ctx = RunContext.load(inputs)
+        self._active.add(run_id)
+        try:
+            with self._starting(run_id) as start:
+                plan = await plan_in_thread(ctx.problem, self.planner)
+            if start.reason is not None:  # ``cancel`` while the planner searched
+
+                async def cancelled() -> RunOutcome:
+                    emitter, _ = self._create_run(run_id, recorded, subscribe)
+                    self._cancelled_starting(emitter, start)
+                    return start.outcome()
+
+                return await self._leases.driven(run_id, cancelled)
+        finally:
+            self._active.discard(run_id)
+        return await self.run_plan(
+            plan,
+            ctx.problem.domain,
+            ctx.bindings,
+            ctx.config,
+            inputs=recorded,
+            run_id=run_id,
+            approve=approve,
+            approver=approver,
+            policy=policy,
+            max_parallel=max_parallel,
+            subscribe=subscribe,
+            replan=lambda catalog: ctx.replan_fn(catalog, plan, self.planner),
+        )
+
+    async def run_plan(
+        self,
+        plan: Plan,
+        domain: Domain,
+        bindings: Bindings,
+        config: ServersConfig | RunTools,
+        *,
+        inputs: Mapping[str, JSONValue],
+        run_id: str | None = None,
+        approve: bool = False,
+        policy: ApprovalPolicy | None = None,
+        max_parallel: int = 8,
+        subscribe: Subscriber | None = None,
+        replan: ReplanFactory | None = None,
+        approver: str = "",
+    ) -> RunOutcome:
+        """Run ``plan``, made elsewhere, under the run's lease and traced like ``run``.
+
+        Records the run (``inputs`` in its ``RunCreated``), starts the servers of
+        ``config`` that the plan's bindings use (or takes the tools at hand of a
+        ``RunTools``), binds, approves by ``policy`` (default ``ApprovalPolicy()``; a plan
+        with a tier that needs a person stops ``AwaitingApproval`` unless ``approve``),
+        and runs it. ``replan(catalog)`` makes the runner's replan hook once the tools
+        are known (None, or returning None: no replanning). A server that does not
+        start or a plan that does not bind ends the run ``failed`` and raises; so does a
+        view that stops the run (raises a ``PlansmithError``) before its runner runs.
+
+        A ``run_id`` the log holds already is refused (``InputError``: run X already
+        exists) before anything is written, as are a ``run_id`` not of the allowed form
+        (see ``check_run_id``), ``inputs`` that are not JSON, a ``config`` of another
+        type, a ``max_parallel`` that is not an int of 1 or more (as by ``run``, ``resume``
+        and the take-overs) and an async ``subscribe`` (a view is called synchronously).
+        """
+        self._open()
+        if not isinstance(config, ServersConfig | RunTools):
+            raise InputError(
+                f"config must be a ServersConfig or RunTools, not {type(config).__name__}",
+                hint="read an mcpServers file with plansmith.servers.load_servers, or give"
+                " tools at hand as RunTools(catalog, invoker)",
+            )
+        recorded = json_inputs(inputs)
+        max_parallel = checked_max_parallel(max_parallel)
+        run_id = self._new_run(run_id if run_id is not None else self.new_run_id())
+        run_policy = checked_policy(policy)
+        subscribe = checked_subscriber(subscribe)
+        self._active.add(run_id)
+        try:
+            return await self._leases.driven(
+                run_id,
+                lambda: self._run_plan(
+                    plan,
+                    domain,
+                    bindings,
+                    config,
+                    inputs=recorded,
+                    run_id=run_id,
+                    approve=approve,
+                    approver=approver,
+                    policy=run_policy,
+                    max_parallel=max_parallel,
+                    subscribe=subscribe,
+                    replan=replan,
+                ),
+            )
+        finally:
+            self._done_driving(run_id)
+
+    async def _run_plan(
+        self,
+        plan: Plan,
+        domain: Domain,
+        bindings: Bindings,
+        config: ServersConfig | RunTools,
+        *,
+        inputs: dict[str, JSONValue],
+        run_id: str,
+        approve: bool,
+        approver: str,
+        policy: ApprovalPolicy,
+        max_parallel: int,
+        subscribe: Subscriber | None,
+        replan: ReplanFactory | None,
+    ) -> RunOutcome:
+        # from here on ``cancel`` cancels the run (a view may call it on ``RunCreated``)
+        with self._starting(run_id) as start:
+            emitter, traced = self._create_run(run_id, inputs, subscribe)
+            if self._cancelled_now(emitter, start):
+                return start.outcome()
+            recipe = Recipe(
+                domain,
+                bindings,
+                config,
+                None if replan is None else (lambda catalog, _first: replan(catalog)),
+                plan=plan,
+            )
+            return await self._drive(
+                emitter,
+                traced,
+                start,
+                recipe,
+                approve=approve,
+                approver=approver,
+                policy=policy,
+                max_parallel=max_parallel,
+                resumable=made_from_files(inputs),
+            )
+        return start.outcome()  # cancelled by ``cancel`` before the runner ran
+
+    async def resume(
+        self,
+        run_id: str,
+        *,
+        approve: bool = False,
+        approver: str = "",
+        max_parallel: int = 8,
+        subscribe: Subscriber | None = None,
+    ) -> RunOutcome:
+        """Continue a run from its log: succeeded steps are not called again.
+
+        A run killed before its plan was bound (while its servers started) is planned
+        and bound again from the files it was made from, then goes on as a new run.
+
+        A run whose lease another engine holds raises ``RunLeasedError``, unless that
+        engine's process is gone from this host (then a person's resume need not wait).
+
+        The run is approved by the policy it was made with (recorded by ``run``; the
+        default ``ApprovalPolicy()`` for a run recorded without one), which also gives
+        the tiers a replan may use unattended; ``approve`` approves what needs a person,
+        and ``approver`` names that person in the log (see ``approve``, which also
+        checks the plan's hash). A bound step that references ``${env.NAME}`` with NAME
+        unset here is refused before approval (``BindingError``, as ``bind`` says it at
+        run).
+        """
+        return await self._go_on(
+            run_id,
+            approve=approve,
+            approver=approver,
+            max_parallel=max_parallel,
+            subscribe=subscribe,
+        )
+
+    async def approve(
+        self,
+        run_id: str,
+        plan_hash: str,
+        *,
+        by: str,
+        max_parallel: int = 8,
+        subscribe: Subscriber | None = None,
+    ) -> RunOutcome:
+        """A person (``by``: as the face names them, e.g. ``web:127.0.0.1``) approves
+        the plan ``plan_hash`` of ``run_id``, which awaits approval, and the run goes on
+        (as ``resume``). Any other hash is refused (``InputError``) and nothing is
+        recorded: the approval is of the plan the person saw. ``PlanApproved`` records
+        ``by`` as its ``approver``."""
+        if not isinstance(plan_hash, str) or not plan_hash:
+            raise InputError(
+                f"plan_hash must be the plan's hash, not {plan_hash!r}",
+                hint="give the hash the run's plan shows (sha256:...)",
+            )
+        return await self._go_on(
+            run_id,
+            approve=True,
+            approver=by,
+            plan_hash=plan_hash,
+            max_parallel=max_parallel,
+            subscribe=subscribe,
+        )
+
+    async def retry(
+        self,
+        run_id: str,
+        *,
+        by: str = "",
+        approve: bool = False,
+        max_parallel: int = 8,
+        subscribe: Subscriber | None = None,
+    ) -> RunOutcome:
+        """Go on with a run that failed or was cancelled, once its cause is fixed: its
+        succeeded steps are kept (not called again), the steps that failed since its last
+        replan, or were cancelled in flight, run again (with their idempotency keys), and
+        it has a new replan budget (``RunRetried`` in its log, with ``by``). The servers,
+        bindings and environment are those of now; the plan is the one approved. A run
+        that has not finished is refused (resume it), as is a run that succeeded."""
+        return await self._go_on(
+            run_id,
+            approve=approve,
+            approver=by,
+            retry=True,
+            max_parallel=max_parallel,
+            subscribe=subscribe,
+        )
+
+    async def _go_on(
+        self,
+        run_id: str,
+        *,
+        approve: bool,
+        approver: str,
+        max_parallel: int,
+        subscribe: Subscriber | None,
+        plan_hash: str | None = None,
+        retry: bool = False,
+    ) -> RunOutcome:
+        self._open()
+        max_parallel = checked_max_parallel(max_parallel)
+        subscribe = checked_subscriber(subscribe)
+        self._active.add(run_id)
+
+        async def body() -> RunOutcome:
+            if retry:
+                self._retried(run_id, approver)
+            return await self._resume(
+                run_id,
+                approve,
+                max_parallel,
+                subscribe,
+                plan_hash=plan_hash,
+                approver=approver,
+            )
+
+        try:
+            return await self._leases.driven(run_id, body, explicit=True)
+        finally:
+            self._done_driving(run_id)
+
+    def _retried(self, run_id: str, by: str) -> None:
+        """Record that ``run_id`` goes on (``RunRetried``), if it failed or was cancelled."""
+        state = fold(run_id, self.log.events(run_id))
+        if state.finished is None:
+            raise ExecutionError(
+                f"run {run_id} has not finished: there is nothing to retry",
+                hint=f"resume it: `plansmith resume {run_id}`",
+            )
+        if state.finished == "succeeded":
+            raise ExecutionError(
+                f"run {run_id} succeeded: there is nothing to retry",
+                hint="start a new run to do it again",
+            )
+        file_inputs(run_id, self.log.run(run_id).inputs)  # one made from files only
+        Emitter(self.log, run_id, last_seq=state.last_seq).emit(RunRetried(run_id=run_id, by=by))
