@@ -2,10 +2,9 @@
 server fault once; docs/benchmarks.md, Chaos suite, has the full run (50 kills, 40 faults).
 
 One test (one run of the suite, which pytest-xdist does not split): it checks every bar
-and lists each one missed. Unlike the benchmark it gives each call a 10 s timeout (a
-killed server's restart fits in it on a loaded machine) and a 4 MB huge answer (20 MB
-costs seconds of the engine's CPU: see docs/benchmarks.md); seed 21 aims its first kill
-at the servers' start-up.
+and lists each one missed. Unlike the benchmark it gives each call a 10 s timeout and a
+4 MB huge answer, so that it stays short and loose on a loaded machine (the benchmark's
+2 s and 20 MB: docs/benchmarks.md); seed 21 aims its first kill at the servers' start-up.
 """
 
 from __future__ import annotations

@@ -24,6 +24,10 @@ The reader is a small JSON scanner that keeps the offset of every key and value
 (``_jsonc``): values are exactly what ``json.loads`` would give, in linear time.
 (Composing the text as YAML would pair no surrogates, refuse DEL, read ``1e5`` as a
 string and take seconds per megabyte.)
+
+(Over 500 lines: ``_Checker`` walks the file once and checks every key of every server
+form against the others, so that all the file's problems come in one error with their
+lines; its parts share the walk's state.)
 """
 
 from __future__ import annotations

@@ -12,6 +12,11 @@ them stale, and the next ``start`` lists them again (``watch_tools`` also listen
 the change on a 2026-07-28 connection, where it comes only to a
 ``subscriptions/listen`` stream). This is the only module, with its siblings, that
 imports ``mcp``.
+
+(Over 500 lines: a server's start, supervision, background restart with backoff,
+``ready``, calls and close all read and change one per-server state (its connection,
+generation and start in progress), and its tests drive them together; the transports (``_stdio``), the error lines (``_errlines``) and the warm
+pools (``_warm``) are apart already.)
 """
 
 from __future__ import annotations
