@@ -15,8 +15,9 @@ imports ``mcp``.
 
 (Over 500 lines: a server's start, supervision, background restart with backoff,
 ``ready``, calls and close all read and change one per-server state (its connection,
-generation and start in progress), and its tests drive them together; the transports (``_stdio``), the error lines (``_errlines``) and the warm
-pools (``_warm``) are apart already.)
+generation and start in progress), and its tests drive them together; the transports
+(``_stdio``), the error lines (``_errlines``) and the warm pools (``_warm``) are apart
+already.)
 """
 
 from __future__ import annotations
