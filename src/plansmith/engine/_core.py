@@ -284,9 +284,7 @@ class EngineCore:
             return True
         start = self._starts.get(run_id)
         if start is not None:
-            if start.reason is None:
-                start.reason = reason
-                start.scope.cancel()
+            start.cancel(reason)
             return True
         if run_id in self._active:  # about to begin here: cancelled as it begins
             self._cancel_pending.setdefault(run_id, reason)

@@ -117,7 +117,7 @@ class Driving(EngineCore):
             bound = state.bound
             assert bound is not None
             if state.approved is None or state.approved != state.plan_hash:
-                with self._stopped_by_view(emitter):
+                with self._stopped_by_view(emitter), start.views():
                     self._approve(
                         emitter,
                         start,
@@ -182,7 +182,7 @@ class Driving(EngineCore):
         except (anyio.get_cancelled_exc_class(), KeyboardInterrupt):
             self._cancelled_starting(emitter, start)
             raise
-        with self._stopped_by_view(emitter):
+        with self._stopped_by_view(emitter), start.views():
             emitter.emit(
                 PlanReady(
                     run_id=run_id,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import TracebackType
 
 import anyio
@@ -29,6 +31,7 @@ class Starting:
         self.pending = pending if pending is not None else {}
         self.scope = anyio.CancelScope()
         self.reason: str | None = None
+        self.in_view = False  # while the run's views hear an event it records
 
     def __enter__(self) -> Starting:
         self.starts[self.run_id] = self
@@ -47,6 +50,26 @@ class Starting:
         finally:
             if self.starts.get(self.run_id) is self:
                 del self.starts[self.run_id]
+
+    def cancel(self, reason: str) -> None:
+        """Cancel the run with ``reason``: its scope is cancelled (what it awaits ends at
+        once), unless a view of its events asks (views are called as each event is
+        recorded, see ``views``): the run checks the reason after each event it records,
+        and its servers then close in order, not under a cancelled scope."""
+        if self.reason is not None:
+            return
+        self.reason = reason
+        if not self.in_view:
+            self.scope.cancel()
+
+    @contextmanager
+    def views(self) -> Iterator[None]:
+        """While the run's views hear the events recorded in the block."""
+        self.in_view = True
+        try:
+            yield
+        finally:
+            self.in_view = False
 
     def outcome(self) -> RunOutcome:
         return RunOutcome(self.run_id, "cancelled", self.reason or INTERRUPTED, {})
