@@ -318,10 +318,9 @@ class RunTable:
             feed.close()
 
     def _check_idle(self, run_id: str) -> None:
-        view = self.view(run_id)  # RunNotFoundError for no such run
+        self.feed(run_id)  # RunNotFoundError for no such run
         if run_id in self._live:
             raise ExecutionError(f"run {run_id} is running already")
-        del view
 
     def _spawn(
         self,
