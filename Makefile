@@ -16,7 +16,7 @@ LAB_STAMP  := $(LAB_VENV)/.installed-stamp
 # its pins: the one list, which an installed plansmith's own build of the lab venv reads too
 LAB_REQUIREMENTS := src/plansmith/domains/lab/requirements-lab.txt
 
-.PHONY: lab-venv npm-servers
+.PHONY: lab-venv npm-servers inspector-cli
 
 $(LAB_STAMP): $(LAB_REQUIREMENTS)
 	$(LAB_PYTHON) -m venv $(LAB_VENV)
@@ -56,6 +56,20 @@ $(NPM_STAMP): $(NPM_DIR)/package-lock.json
 
 npm-servers: $(NPM_STAMP)
 
+# The official MCP Inspector, whose CLI mode (one process per call) drives `plansmith mcp
+# --detach-runs` in tests/mcp/test_face_inspector.py, pinned by
+# tests/mcp/_inspector/package-lock.json. Without npm that test is skipped, saying how to
+# install it.
+INSPECTOR_DIR   := tests/mcp/_inspector
+INSPECTOR_STAMP := $(INSPECTOR_DIR)/node_modules/.installed-stamp
+
+$(INSPECTOR_STAMP): $(INSPECTOR_DIR)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix $(INSPECTOR_DIR) --no-audit --no-fund --loglevel=error && touch $(INSPECTOR_STAMP); \
+	else echo "make: npm not found: the MCP Inspector test will be skipped" >&2; fi
+
+inspector-cli: $(INSPECTOR_STAMP)
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -67,16 +81,16 @@ install: $(STAMP)
 demo: $(STAMP) $(LAB_STAMP)
 	$(BIN)/plansmith demo
 
-test: $(STAMP) $(LAB_STAMP) $(LC_STAMP) $(NPM_STAMP)
+test: $(STAMP) $(LAB_STAMP) $(LC_STAMP) $(NPM_STAMP) $(INSPECTOR_STAMP)
 	scripts/test $(PYTEST_ARGS)
 
 # The same suite less the end-to-end tests marked `e2e` (whole demos, browsers, wheels,
 # kill-and-resume): for the edit-test loop. `make test` runs them all.
-test-fast: $(STAMP) $(LAB_STAMP) $(LC_STAMP) $(NPM_STAMP)
+test-fast: $(STAMP) $(LAB_STAMP) $(LC_STAMP) $(NPM_STAMP) $(INSPECTOR_STAMP)
 	scripts/test --no-cov -m "not e2e"
 
 # The whole suite with every core kept busy by stress-ng (Debian's `stress-ng`).
-test-loaded: $(STAMP) $(LAB_STAMP) $(LC_STAMP) $(NPM_STAMP)
+test-loaded: $(STAMP) $(LAB_STAMP) $(LC_STAMP) $(NPM_STAMP) $(INSPECTOR_STAMP)
 	scripts/test-loaded $(PYTEST_ARGS)
 
 # What a user's fresh clone does: HEAD cloned into a temporary folder with nothing beside
@@ -95,7 +109,7 @@ bench: $(STAMP)
 compiled: $(STAMP)
 	scripts/build-compiled
 
-test-compiled: compiled $(LAB_STAMP) $(NPM_STAMP)
+test-compiled: compiled $(LAB_STAMP) $(NPM_STAMP) $(INSPECTOR_STAMP)
 	scripts/test-compiled
 
 clean:

@@ -1,6 +1,6 @@
 """Warm tool servers: the bio and lab demos through the MCP face, cold and warm.
 
-A face made as ``plansmith mcp`` makes it (``EngineService`` over an ``Engine`` whose
+A face made as ``plansmith mcp`` makes it (``FaceService`` over an ``Engine`` whose
 pool factory is ``WarmPools.factory``), driven in process through the MCP SDK's
 in-memory transport: per demo, two flows ``make_plan`` (with its binding check on the
 live servers), ``approve_plan``, ``start_run``, ``get_run_status`` until done. The first
@@ -31,9 +31,10 @@ from typing import Any
 
 import anyio
 
+from plansmith.domains.folders import load_folders
 from plansmith.engine import Engine
-from plansmith.engine_service import EngineService, load_folders
 from plansmith.formats import load_domain, load_problem
+from plansmith.mcp import FaceService
 from plansmith.servers import WarmPools, build_face_server, load_servers
 
 STARTS = "starts, to be kept warm"  # the line WarmPools writes to HOME/servers.log
@@ -111,10 +112,9 @@ async def bench(only: list[str], idle: float) -> list[tuple[str, str, float, str
         folders["pcr"] = lab_folder(root / "domains")
     warm = WarmPools(home / "servers.log", idle_timeout=idle)
     engine = Engine(home, pool_factory=warm.factory)
-    service = EngineService(engine, load_folders([root / "domains"]))
+    service = FaceService.on(engine, load_folders([root / "domains"]))
 
     async def on_exit() -> None:  # as plansmith mcp does
-        await service.aclose()
         await warm.aclose()
 
     rows = []

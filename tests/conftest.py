@@ -18,6 +18,7 @@ E2E_MODULES = frozenset(
         "test_code_sessions.py",
         "test_code_draft_patch.py",
         "test_research_concurrent_mcp.py",
+        "test_face_inspector.py",
         "test_resume_kill.py",
         "test_notes_to_git.py",
         "test_wheel.py",

@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "servers"))
+sys.path.insert(0, str(Path(__file__).parent.parent / "mcp"))
 import _face_helpers as fh
 from _engine_helpers import write_inputs
 
@@ -140,37 +140,49 @@ async def test_max_in_flight_holds_across_two_runs_at_once(tmp_path: Path) -> No
     assert len(started(starts)) == 1
 
 
-async def test_the_mcp_face_starts_each_server_once_across_two_plan_and_run_flows(
+async def test_the_mcp_face_plans_each_run_once_and_starts_each_server_once(
     tmp_path: Path,
 ) -> None:
-    """``make_plan`` checks the binding on the live server, ``start_run`` runs the plan:
-    twice each through one warm face, one start of the server in all."""
+    """Counted, not claimed: three ``make_plan`` / ``approve_plan`` / ``start_run`` flows
+    through one warm face call the engine's planner three times (once per run: the run
+    is made at ``make_plan``, ``start_run`` goes on with it) and start the tool server
+    once in all (``make_plan``'s binding, each run, the next check share it)."""
     from mcp import Client
 
-    from plansmith.engine_service import EngineService, load_folders
-    from plansmith.servers import build_face_server
+    from plansmith.domains.folders import load_folders
+    from plansmith.engine import make_plan
+    from plansmith.mcp import FaceService, build_face_server
+
+    planned: list[str] = []
+
+    def counting_planner(problem: Any, **options: Any) -> Any:
+        plan = make_plan(problem, **options)
+        planned.append(plan.hash)
+        return plan
 
     starts = tmp_path / "starts"
     folder = fh.write_domain(tmp_path / "domains")
     (folder / "servers.json").write_text(servers_json(env={"COUNTER_STARTS": str(starts)}))
     warm = WarmPools(tmp_path / "home" / "servers.log")
-    engine = Engine(tmp_path / "home", pool_factory=warm.factory)
-    service = EngineService(engine, load_folders([tmp_path / "domains"]))
+    engine = Engine(tmp_path / "home", pool_factory=warm.factory, planner=counting_planner)
+    service = FaceService.on(engine, load_folders([tmp_path / "domains"]))
 
-    async def on_exit() -> None:  # as ``plansmith mcp`` does
-        await service.aclose()
+    async def on_exit() -> None:  # as ``plansmith mcp`` does (the service closes its runs)
         await warm.aclose()
 
     face = build_face_server(service, env={}, on_exit=on_exit)
-    states = []
+    flows = []
     with anyio.fail_after(120):
         async with Client(face) as client:
-            for _ in range(2):
-                plan, run_id = await fh.plan_approve_run(client, goal=["indexed(d1)"])
+            for k in range(3):
+                plan, run_id = await fh.plan_approve_run(client, goal=[f"indexed(d{k})"])
                 assert plan["binding"]["ok"], plan["binding"]
-                states.append((await fh.poll(client, run_id))["state"])
-                assert len(started(starts)) == 1
+                assert run_id == plan["run_id"]  # the run make_plan made
+                status = await fh.poll(client, run_id)
+                flows.append((status["state"], status["plan_hash"] == plan["plan_hash"]))
+                assert (len(planned), len(started(starts))) == (k + 1, 1)
     engine.close()
-    assert states == ["succeeded", "succeeded"]
-    assert len(started(starts)) == 1
+    assert flows == [("succeeded", True)] * 3
+    assert len(planned) == 3  # one planning per run
+    assert len(started(starts)) == 1  # one start of the server per warm face
     assert warm.running == ()  # the face's exit stopped it

@@ -264,9 +264,9 @@ def test_a_step_the_plan_does_not_list_is_shown_anyway() -> None:
 def test_the_json_has_one_stable_shape() -> None:
     data = json.loads(json.dumps(_view(_started_run("s1")).to_dict()))
     assert list(data) == [
-        "run_id", "state", "created", "inputs", "plan_hash", "awaiting_tiers", "approved",
-        "approved_by", "started", "ended", "parts", "reason", "replan_problems", "cancelled",
-        "steps", "counts", "replans", "last_seq", "log_errors",
+        "run_id", "state", "created", "inputs", "plan_hash", "awaiting_tiers", "awaiting",
+        "approved", "approved_by", "approver", "started", "ended", "parts", "reason",
+        "replan_problems", "cancelled", "steps", "counts", "replans", "last_seq", "log_errors",
     ]  # fmt: skip
     assert list(data["steps"][0]) == [
         "id", "action", "args", "tier", "server", "tool", "arguments", "after", "state",
@@ -432,7 +432,7 @@ def test_the_web_show_view_and_the_mcp_report_give_the_same_step_states(tmp_path
     from typer.testing import CliRunner
 
     from plansmith.cli._app import app as cli
-    from plansmith.engine_service._report import build_report
+    from plansmith.engine._report import build_report
     from plansmith.execution import SqliteRunLog
     from plansmith.web import WebSettings, create_app
 

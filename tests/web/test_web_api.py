@@ -13,7 +13,7 @@ import pytest
 from _web_helpers import SLOW_BINDINGS, ServerThread, settings, sse_events, write_domains
 
 from _shared_servers import INDEX, SUMMARISE, action, binding, docs_domain
-from plansmith.engine_service import shipped_domain_dirs
+from plansmith.domains.folders import shipped_domain_dirs
 from plansmith.web import WebSettings, create_app
 
 pytestmark = pytest.mark.anyio

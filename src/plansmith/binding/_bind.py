@@ -224,52 +224,39 @@ def _bind_step(
     producers: dict[str, str] = {}
     for pointer, inner, ref in find_refs_at(binding.arguments):
         where = here_argument(binding, pointer, step)
+        wrong: tuple[str, str] | None = None  # the reference's problem and its hint
         if ref is None:
-            problems.append(
-                BindingError(
-                    f"not a reference: ${{{inner}}}", location=where, hint=_not_a_ref_hint(inner)
-                )
-            )
+            wrong = f"not a reference: ${{{inner}}}", _not_a_ref_hint(inner)
         elif isinstance(ref, ParamRef) and ref.name not in params:
-            problems.append(
-                BindingError(
-                    f"${{{inner}}}: {step.action!r} has no parameter {ref.name!r}",
-                    location=where,
-                    hint=f"its parameters are: {', '.join(names) or 'none'}",
-                )
+            wrong = (
+                f"${{{inner}}}: {step.action!r} has no parameter {ref.name!r}",
+                f"its parameters are: {', '.join(names) or 'none'}",
             )
         elif isinstance(ref, EnvRef) and ref.name not in env:
-            problems.append(
-                BindingError(
-                    f"${{{inner}}}: environment variable {ref.name} is not set",
-                    location=where,
-                    hint=f"export {ref.name}=... before running plansmith",
-                )
+            wrong = (
+                f"${{{inner}}}: environment variable {ref.name} is not set",
+                f"export {ref.name}=... before running plansmith",
             )
         elif isinstance(ref, OutputRef):
             args = tuple(as_text(params[a]) if a in params else a for a in ref.args)
             producer = producers_by_key.get((ref.action, args))
             if producer == step.id:
-                problems.append(
-                    BindingError(
-                        f"${{{inner}}}: step {step.id} cannot use its own output",
-                        location=where,
-                        hint="a reference names another step of the plan, whose output"
-                        " this step then waits for",
-                    )
+                wrong = (
+                    f"${{{inner}}}: step {step.id} cannot use its own output",
+                    "a reference names another step of the plan, whose output"
+                    " this step then waits for",
                 )
             elif producer is None:
-                problems.append(
-                    BindingError(
-                        f"${{{inner}}}: no step {ref.action}({', '.join(args)}) in the plan",
-                        location=where,
-                        hint="a reference must name another step of the same plan",
-                    )
+                wrong = (
+                    f"${{{inner}}}: no step {ref.action}({', '.join(args)}) in the plan",
+                    "a reference must name another step of the same plan",
                 )
             else:
                 producers[inner] = producer
                 references.setdefault((step.id, producer), where)
                 _check_output_name(inner, ref, bindings, where, problems)
+        if wrong is not None:
+            problems.append(BindingError(wrong[0], location=where, hint=wrong[1]))
     for pointer, key in keys_with_refs(binding.arguments):
         problems.append(
             BindingError(

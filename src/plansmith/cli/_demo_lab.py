@@ -143,9 +143,8 @@ def _with_progress(
                 f"{escape(event.message)}"
             )
         elif isinstance(event, Replanned):
-            steps = event.bound.get("steps") if isinstance(event.bound, dict) else None
             done = int(progress.tasks[0].completed)
-            progress.update(task, total=done + (len(steps) if isinstance(steps, list) else 0))
+            progress.update(task, total=done + event.step_count)
 
     async def go() -> LabRun:
         return await start(on_event)

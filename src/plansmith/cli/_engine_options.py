@@ -4,8 +4,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -79,32 +78,18 @@ def shares_log(log: str | None) -> bool:
     return log is not None and is_postgres_url(log)
 
 
-def open_engine(
-    home: Path,
-    *,
-    log: str | None = None,
-    executor: str = "local",
-    scheduler: str | None = None,
-    lease_ttl: float = 30.0,
-    existing: bool = False,
-    read_only: bool = False,
-) -> Engine:
-    """The engine these options describe (see ``plansmith.engine.open_engine``). With
-    ``existing`` (the commands that read runs), a SQLite run log must be there already:
-    a mistyped ``--home`` is an error, not a new, empty log; with ``read_only`` (the
-    commands that only read runs), a SQLite log is not written, and a home this process
-    may not write can be read."""
-    from plansmith.engine import open_engine as open_
+if TYPE_CHECKING:
+    from plansmith.engine import open_engine
+else:
 
-    return open_(
-        home,
-        log=log,
-        executor=executor,
-        scheduler=scheduler,
-        lease_ttl=lease_ttl,
-        existing=existing,
-        read_only=read_only,
-    )
+    def open_engine(*args: Any, **options: Any) -> Engine:
+        """``plansmith.engine.open_engine``, imported when first called (the engine
+        imports the MCP SDK). The commands that read runs pass ``existing`` (a mistyped
+        ``--home`` is an error, not a new, empty log) and ``read_only`` (a SQLite log is
+        not written, and a home this process may not write can be read)."""
+        from plansmith.engine import open_engine as open_
+
+        return open_(*args, **options)
 
 
 def keep_servers_warm(engine: Engine, executor: str, idle: float) -> WarmPools | None:

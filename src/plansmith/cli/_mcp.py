@@ -40,6 +40,7 @@ _KEYS = {
     "lease_ttl",
     "server_idle",  # seconds a tool server no run uses is kept (--server-idle)
     "research_sources",  # folders of documents for the research tools (DIR or NAME=DIR)
+    "detach_runs",  # each run started is driven by its own process (--detach-runs)
 }
 
 
@@ -133,6 +134,15 @@ def mcp_command(
             help="A folder of documents for start_research, DIR or NAME=DIR (repeatable).",
         ),
     ] = None,
+    detach_runs: Annotated[
+        bool,
+        typer.Option(
+            "--detach-runs",
+            help="Drive each run that starts in its own background process "
+            "(`plansmith resume`), so that it outlives this server: for clients that "
+            "start a server per call (the MCP Inspector's CLI, per-call sessions).",
+        ),
+    ] = False,
     log: LogOpt = None,
     executor: ExecutorOpt = "local",
     scheduler: SchedulerOpt = None,
@@ -144,16 +154,15 @@ def mcp_command(
     --research-source, also start_research, get_research_status, get_research_report."""
     if transport not in ("stdio", "http"):
         raise InputError(f"unknown transport {transport!r}", hint="use --transport stdio or http")
-    from plansmith.engine_service import (
-        EngineService,
+    from plansmith.domains.folders import load_folders, shipped_domain_dirs
+    from plansmith.domains.research.desk import (
         ResearchService,
         excludes_for,
-        load_folders,
-        shipped_domain_dirs,
         sources_from_specs,
     )
+    from plansmith.engine import RunTable
     from plansmith.execution import ApprovalPolicy
-    from plansmith.servers import build_face_server, serve_face_http
+    from plansmith.mcp import FaceService, build_face_server, drive_with_cli, serve_face_http
 
     conf = _config(config)
     base = config.parent if config is not None else Path.cwd()
@@ -171,13 +180,19 @@ def mcp_command(
     )
     # the tool servers kept between runs and binding checks (not for dask's workers)
     warm = keep_servers_warm(engine, executor, float(conf.get("server_idle", server_idle)))
-    service = EngineService(
+    table = RunTable(
         engine,
-        load_folders(dirs),
-        max_runs=max_runs or conf.get("max_runs", 8),  # an int of 1 or more: ``_config``
+        max_live=max_runs or conf.get("max_runs", 8),  # an int of 1 or more: ``_config``
         max_parallel=conf.get("max_parallel", 8),  # an int of 1 or more: ``_config``
+        stop_reason="the MCP server shut down",
+    )
+    detach = detach_runs or bool(conf.get("detach_runs", False))
+    service = FaceService(
+        table,
+        load_folders(dirs),
         share_runs=share_runs or bool(conf.get("share_runs", False)),
         policy=policy,
+        drive_elsewhere=drive_with_cli(engine.home, log) if detach else None,
     )
     listed = conf.get("research_sources") or []
     if isinstance(listed, dict):  # NAME: DIR
@@ -186,14 +201,16 @@ def mcp_command(
     research = None
     if specs:
         sources = sources_from_specs(specs, base=None if research_source else base)
-        research = ResearchService(
-            engine, sources, excludes=excludes_for(sources), share_runs=service.runs.share_runs
+        research = ResearchService(  # its runs in the face's one run table
+            engine,
+            sources,
+            excludes=excludes_for(sources),
+            share_runs=service.share_runs,
+            table=service.table,
         )
 
-    async def on_exit() -> None:  # the client left or the server stops: cancel what runs
-        await service.aclose()
-        if research is not None:
-            await research.aclose()
+    async def on_exit() -> None:  # the client left or the server stops (the face's runs
+        # are cancelled already, and the research servers stopped: the lifespan did it)
         if warm is not None:  # then stop the tool servers the runs kept warm
             await warm.aclose()
 

@@ -90,13 +90,13 @@ def research_command(
     import asyncio
 
     from plansmith.domains.research import Budget
-    from plansmith.engine import Engine
-    from plansmith.engine_service import (
+    from plansmith.domains.research.desk import (
         ResearchService,
         SourceQuota,
         excludes_for,
         sources_from_specs,
     )
+    from plansmith.engine import Engine
 
     sources = sources_from_specs(source)
     excludes = excludes_for(sources)
@@ -113,15 +113,13 @@ def research_command(
             budget=budget,
             depth=max_depth,
         )
-        try:
+        async with service:  # its runs are cancelled and its servers stopped at the end
             handle = service.start_research(
                 question, extra=tuple(subquestion or ()), owner="local", subscribe=view
             )
             with view.progress:
                 status = await service.wait(handle.run_id, owner="local")
             return status, service.get_research_report(handle.run_id, owner="local")
-        finally:
-            await service.aclose()
 
     try:
         status, report = asyncio.run(main())

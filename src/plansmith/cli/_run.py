@@ -155,15 +155,7 @@ def run_command(
             run_id=run_id,
         )
 
-    with Interrupts(engine, run_id) as interrupts:  # until the log is closed
-        try:
-            outcome = _drive(interrupts, as_json, go)
-        except ApprovalRequiredError:
-            _print_plan(engine, run_id)
-            raise
-        finally:
-            engine.close()
-    _exit_for(getattr(outcome, "state", "cancelled"), interrupts.exit_code)
+    go_on(engine, run_id, as_json, go, show_plan=True)
 
 
 @app.command("resume")
@@ -254,13 +246,20 @@ def go_on(
     run_id: str,
     as_json: bool,
     go: Callable[[Callable[[object], None]], Awaitable[object]],
-    view: RunView,
+    view: RunView | None = None,
+    *,
+    show_plan: bool = False,
 ) -> None:
-    """Drive ``go`` (a resume, retry or approval of ``run_id``) with the live view or
-    JSON lines, stopped by signals; close the engine and exit as the run ended."""
+    """Drive ``go`` (a run, or a resume, retry or approval of ``run_id`` with its
+    ``view``) with the live view or JSON lines, stopped by signals; close the engine and
+    exit as the run ended. ``show_plan``: a plan that awaits approval is printed."""
     with Interrupts(engine, run_id) as interrupts:  # until the log is closed
         try:
             outcome = _drive(interrupts, as_json, go, view)
+        except ApprovalRequiredError:
+            if show_plan:
+                _print_plan(engine, run_id)
+            raise
         finally:
             engine.close()
     _exit_for(getattr(outcome, "state", "cancelled"), interrupts.exit_code)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Iterable
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from plansmith.planning.htn import fast_copy, goals_not_achieved
 
@@ -99,6 +99,13 @@ class _Variables:
     """What a state and a multigoal share: their variables are their attributes."""
 
     __name__: str
+    _kind: ClassVar[str]  # the class name the printed forms give (GTPyhop's)
+
+    def __str__(self) -> str:
+        return f"<{self._kind} {self.__name__}>"
+
+    def __repr__(self) -> str:
+        return make_repr(self, self._kind)
 
     def copy(self, new_name: str | None = None) -> Self:
         """A copy that shares nothing mutable; named ``new_name`` or ``<name>_copy_<n>``."""
@@ -118,15 +125,11 @@ class _Variables:
 class State(_Variables):
     """``State(name, **variables)``: the state variables are attributes (usually dicts)."""
 
+    _kind = "State"
+
     def __init__(self, state_name: str, **kwargs: Any) -> None:
         self.__name__ = state_name
         _assign(self, kwargs)
-
-    def __str__(self) -> str:
-        return f"<State {self.__name__}>"
-
-    def __repr__(self) -> str:
-        return make_repr(self, "State")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
@@ -144,15 +147,11 @@ class State(_Variables):
 class Multigoal(_Variables):
     """``Multigoal(name, **variables)``: desired values, ``{arg: value}`` per state variable."""
 
+    _kind = "Multigoal"
+
     def __init__(self, multigoal_name: str, **kwargs: Any) -> None:
         self.__name__ = multigoal_name
         _assign(self, kwargs)
-
-    def __str__(self) -> str:
-        return f"<Multigoal {self.__name__}>"
-
-    def __repr__(self) -> str:
-        return make_repr(self, "Multigoal")
 
 
 def _m_verify_g(  # noqa: PLR0917 - GTPyhop's signature for this task method
@@ -244,26 +243,27 @@ def print_commands(domain: Domain | None = None) -> None:
     _print_names("Commands", _domain(domain)._command_dict)
 
 
+def _print_method_table(label: str, kind: str, methods: dict[str, list[Any]]) -> None:
+    """One of GTPyhop's method tables, ``label`` heading its first column, or a line
+    saying that there are no ``kind`` methods."""
+    if not methods:
+        print(f"-- There are no {kind} methods --")
+        return
+    column = f"Relevant {kind} methods:"
+    print(f"{label:<19}{column}")
+    print(f"{'-' * 15:<19}{'-' * len(column)}")
+    for name, listed in methods.items():
+        print(f"{name:<19}" + ", ".join(m.__name__ for m in listed))
+    print("")
+
+
 def print_methods(domain: Domain | None = None) -> None:
     """Tables of the task, unigoal and multigoal methods."""
     domain = _domain(domain)
     if domain._task_method_dict:
         print("")
-        print("Task name:         Relevant task methods:")
-        print("---------------    ----------------------")
-        for task, methods in domain._task_method_dict.items():
-            print(f"{task:<19}" + ", ".join(m.__name__ for m in methods))
-        print("")
-    else:
-        print("-- There are no task methods --")
-    if domain._unigoal_method_dict:
-        print("State var name:    Relevant unigoal methods:")
-        print("---------------    -------------------------")
-        for var, methods in domain._unigoal_method_dict.items():
-            print(f"{var:<19}" + ", ".join(m.__name__ for m in methods))
-        print("")
-    else:
-        print("-- There are no unigoal methods --")
+    _print_method_table("Task name:", "task", domain._task_method_dict)
+    _print_method_table("State var name:", "unigoal", domain._unigoal_method_dict)
     if domain._multigoal_method_list:
         names = ", ".join(m.__name__ for m in domain._multigoal_method_list)
         print("-- Multigoal methods:", names)

@@ -4,6 +4,8 @@ and keeps them in its run log (see ``Engine``)."""
 from plansmith._run_digests import ChangedInput
 from plansmith.engine._engine import Engine, InvokerFactory
 from plansmith.engine._inputs import (
+    ASKED_KEY,
+    HOLD_KEY,
     OWNER_KEY,
     POLICY_KEY,
     RunInputs,
@@ -21,6 +23,7 @@ from plansmith.engine._planning import (
     make_replanner,
     remaining_tasks,
 )
+from plansmith.engine._report import build_report, plan_progress, report_markdown
 from plansmith.engine._table import RunFeed, RunHandle, RunTable, run_owner
 from plansmith.engine._tools import ReplanFactory, RunTools, load_run_files
 
@@ -45,8 +48,14 @@ __all__ = [
     "recorded_policy",
     "POLICY_KEY",
     "OWNER_KEY",
+    "HOLD_KEY",
+    "ASKED_KEY",
     "RunTable",
     "RunHandle",
     "RunFeed",
     "run_owner",
+    # a run's report (JSON and Markdown) and its progress, from its events
+    "build_report",
+    "report_markdown",
+    "plan_progress",
 ]

@@ -5,6 +5,7 @@ the engine does) builds on it: ``Driving`` (``_drive``, the run sequence), then
 
 from __future__ import annotations
 
+import builtins
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -17,6 +18,7 @@ import anyio
 
 from plansmith._run_digests import ChangedInput, changed_inputs
 from plansmith.engine._inputs import (
+    OWNER_KEY,
     Subscriber,
     check_run_id,
 )
@@ -41,6 +43,7 @@ from plansmith.execution import (
     Emitter,
     RunCancelled,
     RunFinished,
+    RunInfo,
     RunLeases,
     RunLog,
     Runner,
@@ -328,6 +331,14 @@ class EngineCore:
         except RunLeasedError:
             return False
         return True
+
+    def list(self, *, owner: str | None = None) -> builtins.list[RunInfo]:
+        """Every run of the log, newest first, whichever face made it (those ``owner``
+        started, when given: ``Engine.run``'s ``owner``)."""
+        infos = list(reversed(self.log.runs()))
+        if owner is None:
+            return infos
+        return [i for i in infos if i.inputs.get(OWNER_KEY, "") == owner]
 
     def changed_inputs(self, run_id: str) -> tuple[ChangedInput, ...]:
         """The input files of ``run_id`` whose contents are not those the run was made

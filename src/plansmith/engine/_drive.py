@@ -15,6 +15,7 @@ import anyio
 from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind
 from plansmith.engine._core import EngineCore
 from plansmith.engine._inputs import (
+    HOLD_KEY,
     Subscriber,
     check_env,
     file_inputs,
@@ -95,6 +96,7 @@ class Driving(EngineCore):
         policy: ApprovalPolicy,
         max_parallel: int,
         resumable: bool = True,
+        hold: bool = False,
     ) -> RunOutcome:
         """The one sequence every run goes on by, new, resumed, retried or taken over: a
         run with no bound plan is planned (unless its plan is given), its servers start
@@ -126,6 +128,7 @@ class Driving(EngineCore):
                         approve=approve,
                         approver=approver,
                         resumable=resumable,
+                        hold=hold,
                     )
                 state = fold(run_id, self.log.events(run_id))
             if self._cancelled_now(emitter, start):
@@ -254,13 +257,15 @@ class Driving(EngineCore):
         approve: bool,
         approver: str = "",
         resumable: bool = True,
+        hold: bool = False,
     ) -> None:
         """``PlanApproved``, or ``AwaitingApproval`` and ``ApprovalRequiredError`` when the
         plan needs a person and ``approve`` is false. A view that cancels the run on
         ``AwaitingApproval`` wins: no error, and the caller records the run cancelled
-        (``_cancelled_now``), as for a cancel on ``PlanReady`` or ``PlanApproved``."""
+        (``_cancelled_now``), as for a cancel on ``PlanReady`` or ``PlanApproved``. A run
+        made with ``hold`` awaits approval whatever its tiers."""
         tiers = tiers_needing_approval(bound, policy)
-        if tiers and not approve:
+        if (tiers or hold) and not approve:
             emitter.emit(
                 AwaitingApproval(run_id=emitter.run_id, plan_hash=bound.plan_hash, tiers=tiers)
             )
@@ -268,7 +273,7 @@ class Driving(EngineCore):
                 return
             raise ApprovalRequiredError(
                 f"run {emitter.run_id} awaits approval of plan {bound.plan_hash} "
-                f"(tiers: {', '.join(tiers)})",
+                f"({'tiers: ' + ', '.join(tiers) if tiers else 'held for approval'})",
                 hint=f"approve with `plansmith resume {emitter.run_id} --yes`"
                 if resumable
                 else "a run made from a plan (Engine.run_plan), not from files, cannot be"
@@ -348,6 +353,7 @@ class Driving(EngineCore):
             problem=ctx.problem,
         )
         policy = recorded_policy(info.inputs)  # the run's own (default for older runs)
+        hold = info.inputs.get(HOLD_KEY) is True
         emitter = self._emitter(run_id, state.last_seq, subscribe)
         traced = self._trace(emitter, state)
         with self._starting(run_id) as start:
@@ -360,5 +366,6 @@ class Driving(EngineCore):
                 approver=approver,
                 policy=policy,
                 max_parallel=max_parallel,
+                hold=hold,
             )
         return start.outcome()  # cancelled by ``cancel`` before the runner ran

@@ -17,17 +17,17 @@ passing its own, not by patching module names.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping
-from contextlib import suppress
 from pathlib import Path
 
 from plansmith._run_digests import KINDS, file_digests
-from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind
+from plansmith.binding import Bindings
+from plansmith.engine._checking import Checking
 from plansmith.engine._core import InvokerFactory
 from plansmith.engine._drive import Recipe
 from plansmith.engine._inputs import (
+    ASKED_KEY,
+    HOLD_KEY,
     OWNER_KEY,
     POLICY_KEY,
     RunInputs,
@@ -38,31 +38,30 @@ from plansmith.engine._inputs import (
     file_inputs,
     json_inputs,
     made_from_files,
+    recorded_policy,
     run_inputs,
 )
 from plansmith.engine._planning import (
     RunContext,
-    load_problem_files,
     plan_in_thread,
 )
-from plansmith.engine._takeover import TakingOver
 from plansmith.engine._tools import (
     ReplanFactory,
     RunTools,
-    load_run_files,
 )
 from plansmith.errors import (
-    BindingError,
     ExecutionError,
     InputError,
-    ServerStartError,
+    Location,
 )
 from plansmith.execution import (
     ApprovalPolicy,
     Emitter,
+    PlanApproved,
     RunOutcome,
     RunRetried,
     fold,
+    tiers_needing_approval,
 )
 from plansmith.model import Domain, JSONValue, Plan
 from plansmith.servers import (
@@ -72,7 +71,7 @@ from plansmith.servers import (
 __all__ = ["Engine", "InvokerFactory"]
 
 
-class Engine(TakingOver):
+class Engine(Checking):
     """Runs plans durably; see the module docstring.
 
     ``lease_ttl``: seconds a run's lease lasts without renewal (another engine may take
@@ -80,60 +79,6 @@ class Engine(TakingOver):
     of the ttl); ``engine_id``: the owner name of this engine's leases (default
     ``HOST:PID:RANDOM``).
     """
-
-    # -- check and bind -------------------------------------------------------------------
-
-    @staticmethod
-    def servers_used(bindings: Bindings, plan: Plan, config: ServersConfig) -> tuple[str, ...]:
-        actions = {s.action for s in plan.steps}
-        wanted = {b.server for b in bindings.bindings if b.action in actions}
-        return tuple(n for n in config.names if n in wanted)
-
-    async def check(self, inputs: RunInputs) -> tuple[Plan, BoundPlan, ToolCatalog]:
-        """Plan, start the servers the bindings use, and bind: raises with every problem."""
-        self._open()
-        inputs = run_inputs(inputs)
-        problem = load_problem_files(inputs.domain, inputs.problem)
-        plan = await plan_in_thread(problem, self.planner)
-        bindings, config = load_run_files(inputs.bindings, inputs.servers)
-        used = self.servers_used(bindings, plan, config)
-        failed: ServerStartError | None = None
-        # The servers' error output goes to a file, not the terminal: kept when a server
-        # did not start and wrote something (the error's hint names it), else removed.
-        fd, errlog_path = tempfile.mkstemp(prefix="plansmith-check-", suffix=".servers.log")
-        os.close(fd)
-        try:
-            with open(errlog_path, "w", encoding="utf-8") as errlog:
-                async with self.open_pool(config, errlog) as pool:
-                    try:
-                        catalog = await pool.start(used)
-                    except ServerStartError as error:  # the others' bindings are checked
-                        listed = getattr(pool, "catalog", None)  # ServerPool, WarmRun
-                        own = listed() if callable(listed) else None
-                        catalog, failed = own or ToolCatalog(), error
-        finally:
-            with suppress(OSError):
-                if failed is None or not os.path.getsize(errlog_path):
-                    os.unlink(errlog_path)
-        try:
-            bound = bind(
-                plan,
-                problem.domain,
-                bindings,
-                catalog,
-                env=os.environ,
-                configured=config.names,
-                unavailable=[n for n in used if not catalog.has_server(n)],
-            )
-        except BindingError as error:
-            if failed is None:
-                raise
-            raise ServerStartError(
-                failed.message, location=failed.location, hint=failed.hint, problems=(error,)
-            ) from None
-        if failed is not None:
-            raise failed
-        return plan, bound, catalog
 
     # -- run, resume, replay --------------------------------------------------------------
 
@@ -148,6 +93,9 @@ class Engine(TakingOver):
         run_id: str | None = None,
         owner: str = "",
         approver: str = "",
+        plan: Plan | None = None,
+        hold: bool = False,
+        asked: Mapping[str, JSONValue] | None = None,
     ) -> RunOutcome:
         """Plan from ``inputs``' files, then ``run_plan`` (replanning with the classical or
         HTN replanner); the inputs are stored with the run, with their contents' digests,
@@ -160,7 +108,15 @@ class Engine(TakingOver):
         ``policy`` is recorded with the run (``POLICY_KEY`` of its inputs, as
         ``ApprovalPolicy.parse`` reads it): ``resume`` approves by it, and lets a replan
         use the tiers it lets run without a person. ``owner`` (a face's name for who
-        started the run) is recorded too (``OWNER_KEY``), for the faces' run lists."""
+        started the run) is recorded too (``OWNER_KEY``), for the faces' run lists.
+
+        ``plan``: the plan the caller made from these very files with this engine's
+        planner (a face that shows the plan before the run is made); it is not planned
+        again. ``hold``: the run stops ``AwaitingApproval`` once its plan is bound, even
+        when its policy needs no person (a face that lets its user start it later:
+        ``approve`` goes on with it); recorded (``HOLD_KEY``), so a resume holds it too.
+        ``asked``: what the face's user asked for (request, goal, translation), recorded
+        (``ASKED_KEY``) for the run's report."""
         self._open()
         max_parallel = checked_max_parallel(max_parallel)
         inputs = run_inputs(inputs).resolved()  # recorded so: resume works from any directory
@@ -172,11 +128,16 @@ class Engine(TakingOver):
         recorded: dict[str, JSONValue] = {**paths, **digests, POLICY_KEY: policy.text()}
         if owner:
             recorded[OWNER_KEY] = owner
+        if hold:
+            recorded[HOLD_KEY] = True
+        if asked:
+            recorded[ASKED_KEY] = json_inputs(asked)
         ctx = RunContext.load(inputs)
         self._active.add(run_id)
         try:
             with self._starting(run_id) as start:
-                plan = await plan_in_thread(ctx.problem, self.planner)
+                if plan is None:
+                    plan = await plan_in_thread(ctx.problem, self.planner)
             if start.reason is not None:  # ``cancel`` while the planner searched
 
                 async def cancelled() -> RunOutcome:
@@ -187,6 +148,8 @@ class Engine(TakingOver):
                 return await self._leases.driven(run_id, cancelled)
         finally:
             self._active.discard(run_id)
+        assert plan is not None  # planned, or the search was cancelled (returned above)
+        first = plan
         return await self.run_plan(
             plan,
             ctx.problem.domain,
@@ -199,7 +162,8 @@ class Engine(TakingOver):
             policy=policy,
             max_parallel=max_parallel,
             subscribe=subscribe,
-            replan=lambda catalog: ctx.replan_fn(catalog, plan, self.planner),
+            replan=lambda catalog: ctx.replan_fn(catalog, first, self.planner),
+            hold=hold,
         )
 
     async def run_plan(
@@ -217,6 +181,7 @@ class Engine(TakingOver):
         subscribe: Subscriber | None = None,
         replan: ReplanFactory | None = None,
         approver: str = "",
+        hold: bool = False,
     ) -> RunOutcome:
         """Run ``plan``, made elsewhere, under the run's lease and traced like ``run``.
 
@@ -264,6 +229,7 @@ class Engine(TakingOver):
                     max_parallel=max_parallel,
                     subscribe=subscribe,
                     replan=replan,
+                    hold=hold,
                 ),
             )
         finally:
@@ -284,6 +250,7 @@ class Engine(TakingOver):
         max_parallel: int,
         subscribe: Subscriber | None,
         replan: ReplanFactory | None,
+        hold: bool = False,
     ) -> RunOutcome:
         # from here on ``cancel`` cancels the run (a view may call it on ``RunCreated``)
         with self._starting(run_id) as start:
@@ -307,6 +274,7 @@ class Engine(TakingOver):
                 policy=policy,
                 max_parallel=max_parallel,
                 resumable=made_from_files(inputs),
+                hold=hold,
             )
         return start.outcome()  # cancelled by ``cancel`` before the runner ran
 
@@ -370,6 +338,40 @@ class Engine(TakingOver):
             max_parallel=max_parallel,
             subscribe=subscribe,
         )
+
+    def record_approval(self, run_id: str, plan_hash: str, *, by: str) -> bool:
+        """A person (``by``) approves the plan ``plan_hash`` of ``run_id``, which awaits
+        approval, without going on with it: ``PlanApproved`` is recorded, and the run goes
+        on when it is next approved, resumed or started (a face's ``approve_plan``, then
+        its ``start_run``). Any other hash is refused (``InputError``), as is a run that
+        finished or is not bound yet. False when the plan was approved already."""
+        self._open()
+        info = self.log.run(run_id)
+        state = fold(run_id, self.log.events(run_id))
+        if state.finished is not None:
+            raise ExecutionError(
+                f"run {run_id} has finished ({state.finished}): there is nothing to approve",
+                hint="make a new plan (a new run) to do it again",
+            )
+        if state.bound is None or state.plan_hash != plan_hash:
+            raise InputError(
+                f"plan {plan_hash} is not the plan of run {run_id}"
+                + (f" ({state.plan_hash})" if state.plan_hash else " (it has none yet)"),
+                location=Location(argument="plan_hash"),
+                hint="approve the plan the run shows: its hash is what a person saw",
+            )
+        if state.approved == plan_hash:
+            return False
+        tiers = tiers_needing_approval(state.bound, recorded_policy(info.inputs))
+        Emitter(self.log, run_id, last_seq=state.last_seq).emit(
+            PlanApproved(
+                run_id=run_id,
+                plan_hash=plan_hash,
+                by="person" if tiers else "policy",
+                approver=by if tiers else "",
+            )
+        )
+        return True
 
     async def retry(
         self,

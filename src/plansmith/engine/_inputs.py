@@ -18,6 +18,8 @@ __all__ = [
     "made_from_files",
     "POLICY_KEY",
     "OWNER_KEY",
+    "HOLD_KEY",
+    "ASKED_KEY",
     "recorded_policy",
     "check_run_id",
     "json_inputs",
@@ -85,8 +87,17 @@ POLICY_KEY = "approval_policy"
 
 
 #: the key of a run's recorded ``inputs`` that holds who started it (``Engine.run``'s
-#: ``owner``: a face's name for its user, e.g. ``mcp:OWNER`` or ``web``)
+#: ``owner``: a face's name for its user, e.g. ``web``, or the MCP face's ``local`` or
+#: ``session:ID``; the CLI records none)
 OWNER_KEY = "owner"
+
+#: the key of a run's recorded ``inputs`` that says it is held for approval whatever its
+#: policy (``Engine.run``'s ``hold``): it goes on only when approved
+HOLD_KEY = "hold_for_approval"
+
+#: the key of a run's recorded ``inputs`` that holds what its user asked for (a face's
+#: request, goal, tasks, translation): the run's report shows it
+ASKED_KEY = "asked"
 
 
 def recorded_policy(inputs: Mapping[str, JSONValue]) -> ApprovalPolicy:

@@ -11,7 +11,7 @@ a restarted face finds every run, its owner, its plan and its approval in the lo
 from __future__ import annotations
 
 import builtins
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 
@@ -36,6 +36,7 @@ from plansmith.execution import (
     RunStarted,
     RunView,
 )
+from plansmith.model import JSONValue, Plan
 
 __all__ = ["RunFeed", "RunHandle", "RunTable", "run_owner"]
 
@@ -132,6 +133,8 @@ class RunHandle:
     outcome: RunOutcome | None = None
     error: BaseException | None = None
     cancel_reason: str | None = None
+    counted: bool = True  # against the table's ``max_live`` (not a run made to be held)
+    scoped: bool = False  # a cancel the engine does not take cancels its task (``start``)
 
 
 class RunTable:
@@ -153,10 +156,13 @@ class RunTable:
         self.stop_reason = stop_reason
         self._live: dict[str, RunHandle] = {}
         self._feeds: dict[str, RunFeed] = {}
+        self._ended: dict[str, BaseException] = {}  # why a drive ended, the run unfinished
+        self._stopping = False
         self._tg: TaskGroup | None = None
 
     async def __aenter__(self) -> RunTable:
         self._tg = anyio.create_task_group()
+        self._stopping = False
         await self._tg.__aenter__()
         return self
 
@@ -171,6 +177,11 @@ class RunTable:
 
     def is_live(self, run_id: str) -> bool:
         return run_id in self._live
+
+    def last_error(self, run_id: str) -> BaseException | None:
+        """Why the last drive of ``run_id`` in this process ended before the run finished
+        (it could not start, its engine failed), or None."""
+        return self._ended.get(run_id)
 
     def handle(self, run_id: str) -> RunHandle | None:
         """The handle of a run this process drives now (None: it drives none)."""
@@ -202,9 +213,7 @@ class RunTable:
         """The runs of the log, newest first: those ``owner`` started when given, at
         most ``limit``, older than the run ``before`` when given (a page ends where the
         next one begins)."""
-        infos = list(reversed(self.engine.log.runs()))
-        if owner is not None:
-            infos = [i for i in infos if run_owner(i) == owner]
+        infos = self.engine.list(owner=owner)
         if before is not None:
             at = next((k for k, info in enumerate(infos) if info.run_id == before), None)
             if at is None:
@@ -234,11 +243,16 @@ class RunTable:
         owner: str = "",
         policy: ApprovalPolicy | None = None,
         approve: bool = False,
+        hold: bool = False,
+        plan: Plan | None = None,
+        asked: Mapping[str, JSONValue] | None = None,
+        run_id: str | None = None,
     ) -> RunHandle:
         """Plan, bind and record a new run, which goes on in the background; return once
         it awaits approval, runs, or ended (a run that could not start: its error is
-        raised)."""
-        run_id = self.engine.new_run_id()
+        raised). ``hold``, ``plan`` and ``asked`` are ``Engine.run``'s; a run made to be
+        held does not count against ``max_live`` (it is bound, then waits)."""
+        run_id = run_id or self.engine.new_run_id()
         handle = self._spawn(
             run_id,
             owner,
@@ -250,10 +264,23 @@ class RunTable:
                 max_parallel=self.max_parallel,
                 subscribe=feed.push,
                 run_id=run_id,
+                hold=hold,
+                plan=plan,
+                asked=asked,
             ),
             new=True,
+            counted=not hold,
         )
         return await self._started(handle)
+
+    def start(
+        self, run_id: str, go: Callable[[RunFeed], Awaitable[RunOutcome]], *, owner: str = ""
+    ) -> RunHandle:
+        """Drive a run another part makes (a domain's desk: ``go(feed)`` records and runs
+        it through the engine, ``feed.push`` its subscriber) in the background, in this
+        table: listed, watched and cancelled as every other. Returns at once. A cancel
+        that comes before ``go`` has the engine drive the run cancels ``go`` itself."""
+        return self._spawn(run_id, owner, go, new=True, scoped=True)
 
     async def approve(self, run_id: str, plan_hash: str, *, by: str) -> RunHandle:
         """``by`` approves the plan ``plan_hash`` of ``run_id`` (any other hash is
@@ -301,21 +328,32 @@ class RunTable:
             handle.cancel_reason = reason
         cancelled = self.engine.cancel(run_id, reason)
         if handle is not None:
+            self._cancel_scope(handle, taken=cancelled)
             await handle.done.wait()
         self.feed(run_id).catch_up(self.engine.log.events(run_id))
         return cancelled
 
     async def stop(self) -> None:
         """Cancel the runs this process drives (each records it) and close the feeds,
-        which ends their streams. Idempotent."""
-        for handle in list(self._live.values()):
-            if handle.cancel_reason is None:
-                handle.cancel_reason = self.stop_reason
-            self.engine.cancel(handle.run_id, handle.cancel_reason)
-        for handle in list(self._live.values()):
-            await handle.done.wait()
+        which ends their streams. Idempotent; a run asked for once it began is refused."""
+        self._stopping = True
+        while self._live:
+            for handle in list(self._live.values()):
+                if handle.cancel_reason is None:
+                    handle.cancel_reason = self.stop_reason
+                    self._cancel_scope(
+                        handle, taken=self.engine.cancel(handle.run_id, handle.cancel_reason)
+                    )
+            for handle in list(self._live.values()):
+                await handle.done.wait()
         for feed in self._feeds.values():
             feed.close()
+
+    @staticmethod
+    def _cancel_scope(handle: RunHandle, *, taken: bool) -> None:
+        """A run of ``start`` the engine does not drive yet: its task is cancelled."""
+        if handle.scoped and not taken:
+            handle.scope.cancel()
 
     def _check_idle(self, run_id: str) -> None:
         self.feed(run_id)  # RunNotFoundError for no such run
@@ -329,19 +367,27 @@ class RunTable:
         go: Callable[[RunFeed], Awaitable[RunOutcome]],
         *,
         new: bool = False,
+        counted: bool = True,
+        scoped: bool = False,
     ) -> RunHandle:
         if self._tg is None:
             raise ExecutionError(
                 "the run table is not open", hint="enter it: `async with RunTable(engine)`"
             )
-        if self.max_live is not None and len(self._live) >= self.max_live:
+        if self._stopping:
+            raise BusyError(
+                "the server is shutting down: it starts no run",
+                hint="retry once it is back (the run log keeps every run)",
+            )
+        if counted and self.max_live is not None and self._counted() >= self.max_live:
             raise BusyError(
                 f"{self.max_live} runs are in flight, the most this server allows",
                 hint="busy, retry later (poll the status of your runs until one finishes)",
             )
         feed = RunFeed(run_id=run_id) if new else self.feed(run_id)
         self._feeds[run_id] = feed
-        handle = self._live[run_id] = RunHandle(run_id, owner, feed)
+        self._ended.pop(run_id, None)
+        handle = self._live[run_id] = RunHandle(run_id, owner, feed, counted=counted, scoped=scoped)
 
         async def drive() -> None:
             try:
@@ -357,11 +403,16 @@ class RunTable:
                     self.engine.cancel(run_id, handle.cancel_reason)
                 if feed.events or not new:
                     feed.catch_up(self._events_after(run_id, feed.last_seq))
+                if handle.error is not None and not feed.finished:  # a status says why
+                    self._ended[run_id] = handle.error
                 handle.done.set()
                 feed.poke()
 
         self._tg.start_soon(drive)
         return handle
+
+    def _counted(self) -> int:
+        return sum(1 for h in self._live.values() if h.counted)
 
     def _events_after(self, run_id: str, seq: int) -> builtins.list[Event]:
         try:

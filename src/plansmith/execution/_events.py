@@ -184,6 +184,12 @@ class Replanned(Event):
     plan_hash: str = ""
     bound: dict[str, JSONValue] = field(default_factory=dict)
 
+    @property
+    def step_count(self) -> int:
+        """How many steps the new plan has (the list ``bound`` gives)."""
+        steps = self.bound.get("steps") if isinstance(self.bound, dict) else None
+        return len(steps) if isinstance(steps, list) else 0
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunFinished(Event):

@@ -307,12 +307,7 @@ class SqliteRunLog(SqliteLeases):
             self.catch_up()
         path = self.journal_path(run_id)
         journal = [] if run_id in self._journals else read_journal(path)
-        try:
-            rows = self._db.execute(
-                "SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
-            ).fetchall()
-        except sqlite3.Error as error:
-            raise self._read_error(error) from None
+        rows = self._read("SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq", (run_id,))
         later = _after(journal, run_id, rows[-1][0] if rows else None)
         events: list[Event] = []
         where = Location(str(self.path))
@@ -323,34 +318,29 @@ class SqliteRunLog(SqliteLeases):
         return events
 
     def runs(self) -> list[RunInfo]:
-        try:
-            rows = self._db.execute(
-                "SELECT id, created, inputs FROM runs ORDER BY created"
-            ).fetchall()
-        except sqlite3.Error as error:
-            raise self._read_error(error) from None
+        rows = self._read("SELECT id, created, inputs FROM runs ORDER BY created")
         return [self._info(r) for r in rows]
 
     def run(self, run_id: str) -> RunInfo:
-        try:
-            row = self._db.execute(
-                "SELECT id, created, inputs FROM runs WHERE id = ?", (run_id,)
-            ).fetchone()
-        except sqlite3.Error as error:
-            raise self._read_error(error) from None
-        if row is None:
+        rows = self._read("SELECT id, created, inputs FROM runs WHERE id = ?", (run_id,))
+        if not rows:
             raise not_found(run_id)
-        return self._info(row)
+        return self._info(rows[0])
 
     def _info(self, row: tuple[Any, ...]) -> RunInfo:
         return run_info(row, Location(str(self.path)))
 
-    def _read_error(self, error: sqlite3.Error) -> ExecutionError:
-        return ExecutionError(
-            f"cannot read the run log: {error}",
-            location=Location(str(self.path)),
-            hint="the file may be damaged, or written by another program; restore it from a backup",
-        )
+    def _read(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """The rows of ``query``; an SQLite error is "cannot read the run log"."""
+        try:
+            return self._db.execute(query, params).fetchall()
+        except sqlite3.Error as error:
+            raise ExecutionError(
+                f"cannot read the run log: {error}",
+                location=Location(str(self.path)),
+                hint="the file may be damaged, or written by another program; restore it from"
+                " a backup",
+            ) from None
 
     # -- leases: the log that takes a run imports a killed engine's journal -------------
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -171,16 +172,28 @@ class PostgresRunLog:
             hint="check the PostgreSQL server and its log",
         )
 
+    def _read(self, query: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+        """The rows of ``query`` (a driver's error: "cannot read the run log")."""
+        try:
+            return self._conn.execute(query, params).fetchall()
+        except self._pg.Error as error:
+            raise self._error("read", error) from None
+
+    def _write(self, action: str, query: str, params: Sequence[Any]) -> int:
+        """How many rows ``query`` changed (a driver's error: "cannot ACTION the run log")."""
+        try:
+            return self._conn.execute(query, params).rowcount
+        except self._pg.Error as error:
+            raise self._error(action, error) from None
+
     # -- the RunLog protocol -------------------------------------------------------------
 
     def create_run(self, run_id: str, created: str, inputs: dict[str, JSONValue]) -> None:
-        try:
-            made = self._conn.execute(
-                "INSERT INTO runs VALUES (%s, %s, %s) ON CONFLICT (id) DO NOTHING",
-                (run_id, created, json.dumps(inputs)),
-            ).rowcount
-        except self._pg.Error as error:
-            raise self._error("write", error) from None
+        made = self._write(
+            "write",
+            "INSERT INTO runs VALUES (%s, %s, %s) ON CONFLICT (id) DO NOTHING",
+            (run_id, created, json.dumps(inputs)),
+        )
         if made == 0:  # the run's id is the key: never overwrite a run
             raise run_exists(run_id)
 
@@ -228,57 +241,35 @@ class PostgresRunLog:
     def events(self, run_id: str) -> list[Event]:
         self.run(run_id)
         self.flush()
-        try:
-            rows = self._conn.execute(
-                "SELECT seq, body FROM events WHERE run_id = %s ORDER BY seq", (run_id,)
-            ).fetchall()
-        except self._pg.Error as error:
-            raise self._error("read", error) from None
+        rows = self._read("SELECT seq, body FROM events WHERE run_id = %s ORDER BY seq", (run_id,))
         return [decode_event(run_id, seq, body, self._location) for seq, body in rows]
 
     def runs(self) -> list[RunInfo]:
-        try:
-            rows = self._conn.execute(
-                "SELECT id, created, inputs FROM runs ORDER BY created"
-            ).fetchall()
-        except self._pg.Error as error:
-            raise self._error("read", error) from None
+        rows = self._read("SELECT id, created, inputs FROM runs ORDER BY created")
         return [run_info(r, self._location) for r in rows]
 
     def run(self, run_id: str) -> RunInfo:
-        try:
-            row = self._conn.execute(
-                "SELECT id, created, inputs FROM runs WHERE id = %s", (run_id,)
-            ).fetchone()
-        except self._pg.Error as error:
-            raise self._error("read", error) from None
-        if row is None:
+        rows = self._read("SELECT id, created, inputs FROM runs WHERE id = %s", (run_id,))
+        if not rows:
             raise not_found(run_id)
-        return run_info(row, self._location)
+        return run_info(rows[0], self._location)
 
     def put_blob(self, data: bytes) -> str:
         ref = "sha256:" + hashlib.sha256(data).hexdigest()
-        try:
-            self._conn.execute(
-                "INSERT INTO blobs VALUES (%s, %s) ON CONFLICT (ref) DO NOTHING", (ref, data)
-            )
-        except self._pg.Error as error:
-            raise self._error("write", error) from None
+        sql = "INSERT INTO blobs VALUES (%s, %s) ON CONFLICT (ref) DO NOTHING"
+        self._write("write", sql, (ref, data))
         return ref
 
     def get_blob(self, ref: str) -> bytes:
-        try:
-            row = self._conn.execute("SELECT data FROM blobs WHERE ref = %s", (ref,)).fetchone()
-        except self._pg.Error as error:
-            raise self._error("read", error) from None
-        if row is None:
+        rows = self._read("SELECT data FROM blobs WHERE ref = %s", (ref,))
+        if not rows:
             raise ExecutionError(
                 f"blob {ref} is missing from the run log",
                 location=self._location,
                 hint="the blobs table keeps the values too large for an event; restore it"
                 " from a backup of the database",
             )
-        data = bytes(row[0])
+        data = bytes(rows[0][0])
         if "sha256:" + hashlib.sha256(data).hexdigest() != ref:
             raise ExecutionError(
                 f"blob {ref} is damaged: its {len(data)} bytes are not the ones stored under"
@@ -301,58 +292,42 @@ class PostgresRunLog:
     def acquire(
         self, run_id: str, owner: str, ttl: float, *, replacing: str | None = None
     ) -> Lease | None:
-        try:
-            self._conn.execute(
-                "INSERT INTO leases VALUES (%s, %s, now() + make_interval(secs => %s))"
-                " ON CONFLICT (run_id) DO UPDATE"
-                " SET owner = excluded.owner, expires = excluded.expires"
-                " WHERE leases.expires < now() OR leases.owner IN (excluded.owner, %s)",
-                (run_id, owner, float(ttl), replacing or owner),
-            )
-        except self._pg.Error as error:
-            raise self._error("lease a run in", error) from None
+        self._write(
+            "lease a run in",
+            "INSERT INTO leases VALUES (%s, %s, now() + make_interval(secs => %s))"
+            " ON CONFLICT (run_id) DO UPDATE"
+            " SET owner = excluded.owner, expires = excluded.expires"
+            " WHERE leases.expires < now() OR leases.owner IN (excluded.owner, %s)",
+            (run_id, owner, float(ttl), replacing or owner),
+        )
         lease = self.holder(run_id)
         if lease is not None and lease.owner == owner:
             self._fences[run_id] = owner
         return lease
 
     def renew(self, run_id: str, owner: str, ttl: float) -> bool:
-        try:
-            cursor = self._conn.execute(
-                "UPDATE leases SET expires = now() + make_interval(secs => %s)"
-                " WHERE run_id = %s AND owner = %s",
-                (float(ttl), run_id, owner),
-            )
-        except self._pg.Error as error:
-            raise self._error("renew a lease in", error) from None
-        return cursor.rowcount == 1
+        changed = self._write(
+            "renew a lease in",
+            "UPDATE leases SET expires = now() + make_interval(secs => %s)"
+            " WHERE run_id = %s AND owner = %s",
+            (float(ttl), run_id, owner),
+        )
+        return changed == 1
 
     def release(self, run_id: str, owner: str) -> None:
         if self._fences.get(run_id) == owner:
             del self._fences[run_id]
-        try:
-            self._conn.execute(
-                "DELETE FROM leases WHERE run_id = %s AND owner = %s", (run_id, owner)
-            )
-        except self._pg.Error as error:
-            raise self._error("release a lease in", error) from None
+        sql = "DELETE FROM leases WHERE run_id = %s AND owner = %s"
+        self._write("release a lease in", sql, (run_id, owner))
 
     def holder(self, run_id: str) -> Lease | None:
-        try:
-            row = self._conn.execute(
-                "SELECT owner, expires FROM leases WHERE run_id = %s", (run_id,)
-            ).fetchone()
-        except self._pg.Error as error:
-            raise self._error("read", error) from None
-        return None if row is None else Lease(run_id, row[0], _utc(row[1]))
+        rows = self._read("SELECT owner, expires FROM leases WHERE run_id = %s", (run_id,))
+        return Lease(run_id, rows[0][0], _utc(rows[0][1])) if rows else None
 
     def expired_unfinished(self) -> list[str]:
-        try:
-            rows = self._conn.execute(
-                "SELECT l.run_id FROM leases l JOIN runs r ON r.id = l.run_id"
-                " WHERE l.expires < now() AND NOT EXISTS (SELECT 1 FROM events e"
-                " WHERE e.run_id = l.run_id AND e.type = 'RunFinished') ORDER BY l.expires"
-            ).fetchall()
-        except self._pg.Error as error:
-            raise self._error("read", error) from None
+        rows = self._read(
+            "SELECT l.run_id FROM leases l JOIN runs r ON r.id = l.run_id"
+            " WHERE l.expires < now() AND NOT EXISTS (SELECT 1 FROM events e"
+            " WHERE e.run_id = l.run_id AND e.type = 'RunFinished') ORDER BY l.expires"
+        )
         return [r[0] for r in rows]

@@ -217,6 +217,8 @@ class RunView:
         "_counts",
         "_running",
         "approved_by",
+        "approver",
+        "awaiting",
         "awaiting_tiers",
         "cancelled",
         "created",
@@ -237,7 +239,9 @@ class RunView:
         self.inputs: dict[str, JSONValue] = {}
         self.plan: dict[str, JSONValue] = {}
         self.awaiting_tiers: tuple[str, ...] = ()
+        self.awaiting = False  # an ``AwaitingApproval`` (a held run's names no tiers)
         self.approved_by: str | None = None
+        self.approver: str | None = None  # the person a ``PlanApproved`` names
         self.started: str | None = None
         self.ended: str | None = None
         self.parts = 0  # RunStarted events: 1, and one more per resume
@@ -296,7 +300,7 @@ class RunView:
             return "running"
         if self.run.approved is not None:
             return "approved"
-        if self.awaiting_tiers:
+        if self.awaiting:
             return "awaiting approval"
         return "planned" if self.run.plan_hash is not None else "created"
 
@@ -320,8 +324,10 @@ class RunView:
             "inputs": self.inputs,
             "plan_hash": self.plan_hash,
             "awaiting_tiers": list(self.awaiting_tiers),
+            "awaiting": self.awaiting,
             "approved": self.approved,
             "approved_by": self.approved_by,
+            "approver": self.approver,
             "started": self.started,
             "ended": self.ended,
             "parts": self.parts,
@@ -369,8 +375,10 @@ class RunView:
             self.parts += 1
         elif isinstance(event, PlanApproved):
             self.approved_by = self.approved_by or event.by
+            self.approver = event.approver or self.approver
         elif isinstance(event, AwaitingApproval):
             self.awaiting_tiers = event.tiers
+            self.awaiting = True
         elif isinstance(event, RunCreated):
             self.created = self.created or event.time
             self.inputs = dict(event.inputs)

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from plansmith.errors import DomainError, ParseError
 from plansmith.formats._pddl_common import (
+    check_arity,
     check_type,
     did_you_mean,
     expect_list,
@@ -143,12 +144,7 @@ def _effect(
         for child in lst.items[1:]:
             _effect(child, scope, out, costs)
     elif word == "not":
-        if len(lst.items) != 2:
-            raise ParseError(
-                f"'not' takes one atom, got {len(lst.items) - 1}",
-                location=lst.loc,
-                hint="write '(not (pred arg ...))'",
-            )
+        check_arity(lst, 1, "one atom", "write '(not (pred arg ...))'")
         inner = expect_list(lst.items[1], "an atom")
         first = inner.items[0] if inner.items else None
         if isinstance(first, Sym) and first.text in ("not", "and"):
@@ -184,12 +180,8 @@ def _no_equality(node: SList) -> None:
 
 
 def _increase(node: SList, scope: Scope) -> CostTerm:
-    if len(node.items) != 3:
-        raise ParseError(
-            f"'increase' takes a function and a value, got {len(node.items) - 1} argument(s)",
-            location=node.loc,
-            hint="write '(increase (total-cost) 1)'",
-        )
+    hint = "write '(increase (total-cost) 1)'"
+    check_arity(node, 2, "a function and a value", hint, counted=" argument(s)")
     target = expect_list(node.items[1], "a function like '(total-cost)'")
     head = target.items[0] if target.items else None
     if not (isinstance(head, Sym) and head.text == TOTAL_COST and len(target.items) == 1):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from plansmith.errors import InputError, Location, ParseError, UnsupportedFeatureError
@@ -23,11 +23,13 @@ __all__ = [
     "KNOWN_REQUIREMENTS",
     "did_you_mean",
     "check_type",
+    "check_arity",
     "expect_list",
     "expect_name",
     "number_of",
     "parse_typed_list",
     "parse_define",
+    "group_sections",
     "parse_requirements",
     "unsupported",
 ]
@@ -88,6 +90,18 @@ def expect_list(node: Node, what: str) -> SList:
         location=node.loc,
         hint=f"write {what} as '( ... )'",
     )
+
+
+def check_arity(node: SList, operands: int, takes: str, hint: str, *, counted: str = "") -> None:
+    """A :class:`ParseError` unless ``node`` has ``operands`` items after its head:
+    ``'HEAD' takes TAKES, got N`` (``counted``: what follows N, e.g. `` argument(s)``)."""
+    got = len(node.items) - 1
+    if got != operands:
+        head = node.items[0]
+        word = head.text if isinstance(head, Sym) else ""
+        raise ParseError(
+            f"'{word}' takes {takes}, got {got}{counted}", location=node.loc, hint=hint
+        )
 
 
 def expect_name(node: Node, what: str, *, variable: bool = False) -> Sym:
@@ -215,6 +229,31 @@ def parse_define(root: SList, kind: str) -> tuple[Sym, list[SList]]:
             )
         sections.append(section)
     return name, sections
+
+
+def group_sections(
+    sections: list[SList],
+    kind: str,
+    allowed: Sequence[str],
+    refused: Mapping[str, tuple[str, str | None]],
+    error: type[InputError],
+) -> dict[str, list[SList]]:
+    """The sections ``parse_define`` read, by keyword (every one of ``allowed``); a
+    ``refused`` one is unsupported, another one unknown (``error``)."""
+    by_key: dict[str, list[SList]] = {k: [] for k in allowed}
+    for section in sections:
+        key = section.items[0]
+        assert isinstance(key, Sym)  # parse_define checked it
+        if key.text in refused:
+            raise unsupported(*refused[key.text], section)
+        if key.text not in by_key:
+            raise error(
+                f"unknown {kind} section '{key.text}'",
+                location=key.loc,
+                hint=did_you_mean(key.text, allowed, f"a {kind} has {', '.join(allowed)}"),
+            )
+        by_key[key.text].append(section)
+    return by_key
 
 
 def parse_requirements(section: SList, error: type[InputError]) -> list[str]:

@@ -29,9 +29,9 @@ from plansmith.errors import DomainError, ParseError
 from plansmith.formats._pddl_action import TOTAL_COST, parse_action
 from plansmith.formats._pddl_common import (
     check_type,
-    did_you_mean,
     expect_list,
     expect_name,
+    group_sections,
     parse_define,
     parse_requirements,
     parse_typed_list,
@@ -59,19 +59,7 @@ _REFUSED = {
 def parse_pddl_domain(text: str, file: str | None = None) -> Domain:
     """The domain that ``text`` defines; ``file`` is used in error locations."""
     name, sections = parse_define(read_sexpr(text, file), "domain")
-    by_key: dict[str, list[SList]] = {k: [] for k in _SECTIONS}
-    for section in sections:
-        key = section.items[0]
-        assert not isinstance(key, SList)  # parse_define checked it
-        if key.text in _REFUSED:
-            raise unsupported(*_REFUSED[key.text], section)
-        if key.text not in by_key:
-            raise DomainError(
-                f"unknown domain section '{key.text}'",
-                location=key.loc,
-                hint=did_you_mean(key.text, _SECTIONS, f"a domain has {', '.join(_SECTIONS)}"),
-            )
-        by_key[key.text].append(section)
+    by_key = group_sections(sections, "domain", _SECTIONS, _REFUSED, DomainError)
 
     requirements: list[str] = []
     for section in by_key[":requirements"]:

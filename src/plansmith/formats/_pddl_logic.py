@@ -15,7 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from plansmith.errors import InputError, Location, ParseError
-from plansmith.formats._pddl_common import did_you_mean, expect_list, expect_name, unsupported
+from plansmith.formats._pddl_common import (
+    check_arity,
+    did_you_mean,
+    expect_list,
+    expect_name,
+    unsupported,
+)
 from plansmith.formats._pddl_lexer import Node, SList
 from plansmith.model import Atom, Condition, Equality, Literal, Predicate
 
@@ -159,12 +165,7 @@ def _condition(
         for child in lst.items[1:]:
             _condition(child, scope, out, positive=True)
     elif word == "not":
-        if len(lst.items) != 2:
-            raise ParseError(
-                f"'not' takes one condition, got {len(lst.items) - 1}",
-                location=lst.loc,
-                hint="write '(not (pred arg ...))'",
-            )
+        check_arity(lst, 1, "one condition", "write '(not (pred arg ...))'")
         _condition(lst.items[1], scope, out, positive=not positive, outer=outer or lst.loc)
     elif word == "=":
         out.append(_equality(lst, scope, positive=positive, loc=outer or lst.loc))
@@ -178,12 +179,7 @@ def _equality(node: SList, scope: Scope, *, positive: bool, loc: Location) -> Eq
     args = node.items[1:]
     if any(isinstance(a, SList) for a in args):
         raise unsupported("numeric conditions ('=' on function values)", ":numeric-fluents", node)
-    if len(args) != 2:
-        raise ParseError(
-            f"'=' takes two terms, got {len(args)}",
-            location=node.loc,
-            hint="write '(= ?x ?y)'",
-        )
+    check_arity(node, 2, "two terms", "write '(= ?x ?y)'")
     left, _, _ = resolve_term(args[0], scope)
     right, _, _ = resolve_term(args[1], scope)
     return Equality(left, right, positive, loc)

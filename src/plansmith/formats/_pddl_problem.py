@@ -18,9 +18,10 @@ from dataclasses import replace
 from plansmith.errors import ParseError, ProblemError
 from plansmith.formats._pddl_action import TOTAL_COST
 from plansmith.formats._pddl_common import (
-    did_you_mean,
+    check_arity,
     expect_list,
     expect_name,
+    group_sections,
     number_of,
     parse_define,
     parse_requirements,
@@ -44,19 +45,7 @@ def parse_pddl_problem(text: str, domain: Domain, file: str | None = None) -> Pr
     """The problem that ``text`` defines over ``domain``; ``file`` is used in locations."""
     root = read_sexpr(text, file)
     name, sections = parse_define(root, "problem")
-    by_key: dict[str, list[SList]] = {k: [] for k in _SECTIONS}
-    for section in sections:
-        key = section.items[0]
-        assert isinstance(key, Sym)  # parse_define checked it
-        if key.text in _REFUSED:
-            raise unsupported(*_REFUSED[key.text], section)
-        if key.text not in by_key:
-            raise ProblemError(
-                f"unknown problem section '{key.text}'",
-                location=key.loc,
-                hint=did_you_mean(key.text, _SECTIONS, f"a problem has {', '.join(_SECTIONS)}"),
-            )
-        by_key[key.text].append(section)
+    by_key = group_sections(sections, "problem", _SECTIONS, _REFUSED, ProblemError)
     for section in by_key[":domain"]:
         _check_domain_name(section, domain)
     for section in by_key[":requirements"]:
@@ -129,12 +118,8 @@ def _init(items: Sequence[Node], scope: Scope) -> tuple[set[Atom], dict[Atom, Nu
                 )
             values[atom] = value
         elif word == "not":
-            if len(fact.items) != 2:
-                raise ParseError(
-                    f"'not' takes one atom, got {len(fact.items) - 1}",
-                    location=fact.loc,
-                    hint="write '(not (pred arg ...))', or leave it out: the init is closed-world",
-                )
+            hint = "write '(not (pred arg ...))', or leave it out: the init is closed-world"
+            check_arity(fact, 1, "one atom", hint)
             inner = expect_list(fact.items[1], "an atom")
             negated[parse_atom(inner, scope)] = inner
         elif word == "at" and _timed(fact):
@@ -157,12 +142,8 @@ def _timed(fact: SList) -> bool:
 
 
 def _function_value(fact: SList, scope: Scope) -> tuple[Atom, Number]:
-    if len(fact.items) != 3:
-        raise ParseError(
-            f"'=' takes a function and a number, got {len(fact.items) - 1} argument(s)",
-            location=fact.loc,
-            hint="write '(= (road-length a b) 5)'",
-        )
+    hint = "write '(= (road-length a b) 5)'"
+    check_arity(fact, 2, "a function and a number", hint, counted=" argument(s)")
     term = fact.items[1]
     if isinstance(term, Sym):
         raise unsupported("object equalities in the init", None, fact)

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
-from plansmith.errors import DomainError, Location
+from plansmith.errors import DomainError
 from plansmith.formats._yaml_items import items
 from plansmith.formats._yaml_node import (
     LOOSE_NAME,
-    Fields,
     Source,
-    compose,
     did_you_mean,
     fields,
     is_null,
     mapping,
     name,
     number,
+    read_top,
     sequence,
     text,
+    value_of,
 )
 from plansmith.formats._yaml_scope import Scope, Vocabulary, condition, type_ref, typed_names
 from plansmith.formats._yaml_tasks import read_tasks
@@ -58,37 +58,28 @@ _GOAL_KEYS = ("description", "goal", "parameters")
 _TIERS = tuple(t.value for t in Tier)
 
 
-def _node(table: Fields, key: str) -> Node | None:
-    entry = table.get(key)
-    return entry[1] if entry else None
-
-
 def read_yaml_domain(text_: str, *, file: str | None = None, json_syntax: bool = False) -> Domain:
     """Read a domain written in YAML (or JSON, with ``json_syntax``)."""
     src = Source(file, DomainError)
-    root = compose(text_, file, json_syntax=json_syntax)
-    if root is None or is_null(root):
-        raise DomainError(
-            "the domain file is empty",
-            location=Location(file, 1),
-            hint="start it with `domain: NAME`, then types, predicates and actions",
-        )
-    top = fields(src, root, "the domain", _DOMAIN_KEYS, required=("domain",))
+    hint = "start it with `domain: NAME`, then types, predicates and actions"
+    _, top = read_top(
+        src, text_, "domain", _DOMAIN_KEYS, ("domain",), json_syntax=json_syntax, hint=hint
+    )
     domain_name = name(src, top["domain"][1], "the domain name", LOOSE_NAME)
-    types = _types(src, _node(top, "types"))
+    types = _types(src, value_of(top, "types"))
     vocab = Vocabulary(types)
-    constants = typed_names(src, types, _node(top, "constants"), "constants")
+    constants = typed_names(src, types, value_of(top, "constants"), "constants")
     vocab.constants = {c.name: c for c in constants}
-    predicates = _predicates(src, types, _node(top, "predicates"))
+    predicates = _predicates(src, types, value_of(top, "predicates"))
     vocab.predicates = {p.name: p for p in predicates}
     actions: list[ActionSchema] = []
-    for key, body in mapping(src, _node(top, "actions"), "actions"):
+    for key, body in mapping(src, value_of(top, "actions"), "actions"):
         action = _action(src, vocab, key, body)
         vocab.callees[action.name] = ("action", action.parameters)
         actions.append(action)
-    tasks = read_tasks(src, vocab, _node(top, "tasks"))
+    tasks = read_tasks(src, vocab, value_of(top, "tasks"))
     goals = tuple(
-        _goal(src, vocab, key, body) for key, body in mapping(src, _node(top, "goals"), "goals")
+        _goal(src, vocab, key, body) for key, body in mapping(src, value_of(top, "goals"), "goals")
     )
     return Domain(
         name=domain_name,
@@ -172,28 +163,28 @@ def _action(src: Source, vocab: Vocabulary, key: ScalarNode, node: Node) -> Acti
     what = f"action {action}"
     table = fields(src, node, what, _ACTION_KEYS)
     params = typed_names(
-        src, vocab.types, _node(table, "parameters"), f"the parameters of {what}", _taken(vocab)
+        src, vocab.types, value_of(table, "parameters"), f"the parameters of {what}", _taken(vocab)
     )
     scope = _scope(vocab, params)
     pre_what = f"the precondition of {what}"
     precondition = tuple(
         condition(src, vocab, scope, item, pre_what)
-        for item in items(src, _node(table, "precondition"), pre_what)
+        for item in items(src, value_of(table, "precondition"), pre_what)
     )
     effect: list[Literal] = []
     eff_what = f"the effect of {what}"
-    for item in items(src, _node(table, "effect"), eff_what):
+    for item in items(src, value_of(table, "effect"), eff_what):
         literal = condition(src, vocab, scope, item, eff_what, effect=True)
         assert isinstance(literal, Literal)
         effect.append(literal)
     cost: Number = 1
-    cost_node = _node(table, "cost")
+    cost_node = value_of(table, "cost")
     if cost_node is not None and not is_null(cost_node):
         cost = number(src, cost_node, f"the cost of {what}")
         if cost < 0:
             raise src.fail(cost_node, f"the cost of {what} is negative", hint="use 0 or more")
     tier = Tier.WRITE
-    tier_node = _node(table, "tier")
+    tier_node = value_of(table, "tier")
     if tier_node is not None and not is_null(tier_node):
         value = text(src, tier_node, f"the tier of {what}")
         if value not in _TIERS:
@@ -212,13 +203,13 @@ def _goal(src: Source, vocab: Vocabulary, key: ScalarNode, node: Node) -> NamedG
     what = f"goal {goal}"
     table = fields(src, node, what, _GOAL_KEYS, required=("goal",))
     params = typed_names(
-        src, vocab.types, _node(table, "parameters"), f"the parameters of {what}", _taken(vocab)
+        src, vocab.types, value_of(table, "parameters"), f"the parameters of {what}", _taken(vocab)
     )
     scope = _scope(vocab, params)
     literals = tuple(
         condition(src, vocab, scope, item, what)
-        for item in items(src, _node(table, "goal"), f"the literals of {what}")
+        for item in items(src, value_of(table, "goal"), f"the literals of {what}")
     )
-    description_node = _node(table, "description")
+    description_node = value_of(table, "description")
     description = "" if description_node is None else text(src, description_node, what)
     return NamedGoal(goal, literals, params, description, src.loc(key))

@@ -31,6 +31,8 @@ __all__ = [
     "is_null",
     "mapping",
     "fields",
+    "value_of",
+    "read_top",
     "sequence",
     "name",
     "text",
@@ -219,6 +221,30 @@ def fields(
         if key_name not in out or is_null(out[key_name][1]):
             raise src.fail(node, f"{what} has no {key_name!r}", hint=f"add `{key_name}:` to {what}")
     return out
+
+
+def value_of(table: Fields, key: str) -> Node | None:
+    """The value of ``key`` in ``table`` (what ``fields`` read), or None if it is not there."""
+    entry = table.get(key)
+    return entry[1] if entry else None
+
+
+def read_top(
+    src: Source,
+    text: str,
+    kind: str,
+    allowed: Collection[str],
+    required: Iterable[str],
+    *,
+    json_syntax: bool,
+    hint: str,
+) -> tuple[Node, Fields]:
+    """The top mapping of a ``kind`` file (``domain``, ``problem``) and its fields; an
+    empty file is an error (``hint``: what to start it with)."""
+    root = compose(text, src.file, json_syntax=json_syntax)
+    if root is None or is_null(root):
+        raise src.fail(Location(src.file, 1), f"the {kind} file is empty", hint=hint)
+    return root, fields(src, root, f"the {kind}", allowed, required)
 
 
 def sequence(src: Source, node: Node | None, what: str) -> list[Node]:

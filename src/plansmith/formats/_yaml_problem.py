@@ -8,18 +8,14 @@ literals), an HTN task list (ground task calls), or both. Every mistake is a
 
 from __future__ import annotations
 
-from yaml.nodes import Node
-
-from plansmith.errors import Location, ProblemError
+from plansmith.errors import ProblemError
 from plansmith.formats._yaml_items import items
 from plansmith.formats._yaml_node import (
     LOOSE_NAME,
-    Fields,
     Source,
-    compose,
-    fields,
-    is_null,
     name,
+    read_top,
+    value_of,
 )
 from plansmith.formats._yaml_scope import Scope, Vocabulary, condition, task_call, typed_names
 from plansmith.model import Atom, Domain, Literal, Problem
@@ -27,11 +23,6 @@ from plansmith.model import Atom, Domain, Literal, Problem
 __all__ = ["read_yaml_problem"]
 
 _PROBLEM_KEYS = ("problem", "domain", "objects", "init", "goal", "tasks", "$schema")
-
-
-def _node(table: Fields, key: str) -> Node | None:
-    entry = table.get(key)
-    return entry[1] if entry else None
 
 
 def _vocabulary(domain: Domain) -> Vocabulary:
@@ -48,14 +39,11 @@ def read_yaml_problem(
 ) -> Problem:
     """Read a problem over ``domain`` written in YAML (or JSON, with ``json_syntax``)."""
     src = Source(file, ProblemError)
-    root = compose(text, file, json_syntax=json_syntax)
-    if root is None or is_null(root):
-        raise ProblemError(
-            "the problem file is empty",
-            location=Location(file, 1),
-            hint="start it with `problem: NAME` and `domain: NAME`, then objects, init and goal",
-        )
-    top = fields(src, root, "the problem", _PROBLEM_KEYS, required=("problem", "domain"))
+    hint = "start it with `problem: NAME` and `domain: NAME`, then objects, init and goal"
+    required = ("problem", "domain")
+    root, top = read_top(
+        src, text, "problem", _PROBLEM_KEYS, required, json_syntax=json_syntax, hint=hint
+    )
     problem_name = name(src, top["problem"][1], "the problem name", LOOSE_NAME)
     domain_node = top["domain"][1]
     domain_name = name(src, domain_node, "the domain name", LOOSE_NAME)
@@ -73,21 +61,21 @@ def read_yaml_problem(
         )
     vocab = _vocabulary(domain)
     taken = {c.name: "a constant of the domain" for c in domain.constants}
-    objects = typed_names(src, domain.types, _node(top, "objects"), "objects", taken)
+    objects = typed_names(src, domain.types, value_of(top, "objects"), "objects", taken)
     terms = {c.name: c.type for c in (*domain.constants, *objects)}
     scope = Scope(terms, noun="object", declare="declare it under `objects:` (name: type)")
     init: set[Atom] = set()
-    for item in items(src, _node(top, "init"), "init"):
+    for item in items(src, value_of(top, "init"), "init"):
         literal = condition(src, vocab, scope, item, "init", true_atom=True)
         assert isinstance(literal, Literal)
         init.add(literal.atom)
     goal = tuple(
         condition(src, vocab, scope, item, "the goal")
-        for item in items(src, _node(top, "goal"), "the goal")
+        for item in items(src, value_of(top, "goal"), "the goal")
     )
     tasks = tuple(
         task_call(src, vocab, scope, item, "the tasks")
-        for item in items(src, _node(top, "tasks"), "the tasks")
+        for item in items(src, value_of(top, "tasks"), "the tasks")
     )
     return Problem(
         name=problem_name,

@@ -10,6 +10,7 @@ one is an error at the argument.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from yaml.nodes import Node
 
@@ -35,6 +36,8 @@ from plansmith.model import (
 )
 
 __all__ = ["Vocabulary", "Scope", "type_ref", "typed_names", "condition", "task_call"]
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -127,13 +130,21 @@ def _check_args(
             )
 
 
+def _known(
+    src: Source, item: Located, term: Term, known: dict[str, T], *, unknown: str, declare: str
+) -> T:
+    """What ``term`` names in ``known``; else the error ``unknown`` at the term, with a
+    did-you-mean hint, or ``declare``."""
+    found = known.get(term.text)
+    if found is None:
+        hint = did_you_mean(term.text, known) or declare
+        raise src.fail(item.at(term.offset), unknown, hint=hint)
+    return found
+
+
 def _term(src: Source, scope: Scope, item: Located, term: Term, what: str) -> str:
-    if term.text not in scope.terms:
-        raise src.fail(
-            item.at(term.offset),
-            f"unknown {scope.noun} {term.text!r} in {what}",
-            hint=did_you_mean(term.text, scope.terms) or scope.declare,
-        )
+    unknown = f"unknown {scope.noun} {term.text!r} in {what}"
+    _known(src, item, term, scope.terms, unknown=unknown, declare=scope.declare)
     return term.text
 
 
@@ -167,14 +178,9 @@ def condition(
             f"{what} lists true atoms only, not {item.text!r}",
             hint="leave false atoms out: what init does not list is false",
         )
-    predicate = vocab.predicates.get(syntax.name.text)
-    if predicate is None:
-        raise src.fail(
-            item.at(syntax.name.offset),
-            f"unknown predicate {syntax.name.text!r} in {what}",
-            hint=did_you_mean(syntax.name.text, vocab.predicates)
-            or "declare it under `predicates:`",
-        )
+    unknown = f"unknown predicate {syntax.name.text!r} in {what}"
+    declare = "declare it under `predicates:`"
+    predicate = _known(src, item, syntax.name, vocab.predicates, unknown=unknown, declare=declare)
     label = f"predicate {predicate.name}"
     _check_args(
         src, vocab, scope, item, syntax, params=predicate.parameters, label=label, what=what
@@ -186,15 +192,9 @@ def condition(
 def task_call(src: Source, vocab: Vocabulary, scope: Scope, item: Located, what: str) -> TaskCall:
     """A checked call of an action or a task."""
     syntax = parse_call(item)
-    callee = vocab.callees.get(syntax.name.text)
-    if callee is None:
-        raise src.fail(
-            item.at(syntax.name.offset),
-            f"{syntax.name.text!r} in {what} names neither an action nor a task",
-            hint=did_you_mean(syntax.name.text, vocab.callees)
-            or "declare it under `actions:` or `tasks:`",
-        )
-    kind, params = callee
+    unknown = f"{syntax.name.text!r} in {what} names neither an action nor a task"
+    declare = "declare it under `actions:` or `tasks:`"
+    kind, params = _known(src, item, syntax.name, vocab.callees, unknown=unknown, declare=declare)
     label = f"{kind} {syntax.name.text}"
     _check_args(src, vocab, scope, item, syntax, params=params, label=label, what=what)
     return TaskCall(syntax.name.text, tuple(a.text for a in syntax.args), item.loc)

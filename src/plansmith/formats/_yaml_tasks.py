@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from plansmith.formats._yaml_items import Located, entries, items
-from plansmith.formats._yaml_node import Fields, Source, fields, mapping, name, sequence
+from plansmith.formats._yaml_node import (
+    Fields,
+    Source,
+    fields,
+    mapping,
+    name,
+    sequence,
+    value_of,
+)
 from plansmith.formats._yaml_scope import Scope, Vocabulary, condition, task_call, typed_names
 from plansmith.model import Method, Ordered, Parallel, TaskCall, TaskSchema, TypedName
 
@@ -22,11 +30,6 @@ __all__ = ["read_tasks"]
 _TASK_KEYS = ("parameters", "methods")
 _METHOD_KEYS = ("name", "precondition", "subtasks", "parallel", "parameters")
 _MAX_DEPTH = 64
-
-
-def _node(table: Fields, key: str) -> Node | None:
-    entry = table.get(key)
-    return entry[1] if entry else None
 
 
 def _constants(vocab: Vocabulary) -> dict[str, str]:
@@ -48,7 +51,7 @@ def read_tasks(src: Source, vocab: Vocabulary, node: Node | None) -> tuple[TaskS
         params = typed_names(
             src,
             vocab.types,
-            _node(table, "parameters"),
+            value_of(table, "parameters"),
             f"the parameters of task {task}",
             _constants(vocab),
         )
@@ -59,7 +62,7 @@ def read_tasks(src: Source, vocab: Vocabulary, node: Node | None) -> tuple[TaskS
         methods: list[Method] = []
         seen: dict[str, Node] = {}
         for index, method_node in enumerate(
-            sequence(src, _node(table, "methods"), f"the methods of task {task}"), 1
+            sequence(src, value_of(table, "methods"), f"the methods of task {task}"), 1
         ):
             method = _method(src, vocab, task, params, index=index, node=method_node)
             if method.name in seen:
@@ -84,19 +87,19 @@ def _method(
     node: Node,
 ) -> Method:
     table = fields(src, node, f"method {index} of task {task}", _METHOD_KEYS)
-    method_node = _node(table, "name")
+    method_node = value_of(table, "name")
     method = f"{task}_{index}" if method_node is None else name(src, method_node, "a method name")
     what = f"method {method} of task {task}"
     taken = _constants(vocab) | {p.name: f"a parameter of task {task}" for p in task_params}
     extra = typed_names(
-        src, vocab.types, _node(table, "parameters"), f"the parameters of {what}", taken
+        src, vocab.types, value_of(table, "parameters"), f"the parameters of {what}", taken
     )
     terms = {c.name: c.type for c in vocab.constants.values()}
     terms |= {p.name: p.type for p in (*task_params, *extra)}
     scope = Scope(terms)
     precondition = tuple(
         condition(src, vocab, scope, item, f"the precondition of {what}")
-        for item in items(src, _node(table, "precondition"), f"the precondition of {what}")
+        for item in items(src, value_of(table, "precondition"), f"the precondition of {what}")
     )
     if "subtasks" in table and "parallel" in table:
         raise src.fail(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol, TypeVar
 
 from plansmith.errors import Location
 from plansmith.model._logic import Atom, Condition, Literal, TypedName, TypeHierarchy
@@ -33,13 +35,11 @@ class Tier(StrEnum):
     EXECUTE = "execute"
 
 
-@dataclass(frozen=True, slots=True)
-class Predicate:
-    """A predicate (or a numeric function, for action costs) with typed arguments."""
+class _Parameterised:
+    """What takes typed parameters: its arity is their number."""
 
-    name: str
-    parameters: tuple[TypedName, ...] = ()
-    loc: Location | None = field(default=None, compare=False, hash=False, repr=False)
+    __slots__ = ()
+    parameters: tuple[TypedName, ...]
 
     @property
     def arity(self) -> int:
@@ -47,7 +47,16 @@ class Predicate:
 
 
 @dataclass(frozen=True, slots=True)
-class ActionSchema:
+class Predicate(_Parameterised):
+    """A predicate (or a numeric function, for action costs) with typed arguments."""
+
+    name: str
+    parameters: tuple[TypedName, ...] = ()
+    loc: Location | None = field(default=None, compare=False, hash=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionSchema(_Parameterised):
     """A lifted action: typed parameters, a precondition, effects and a cost.
 
     ``cost`` is a number, or an atom over a numeric function whose ground values
@@ -61,10 +70,6 @@ class ActionSchema:
     cost: Number | Atom = 1
     tier: Tier = Tier.WRITE
     loc: Location | None = field(default=None, compare=False, hash=False, repr=False)
-
-    @property
-    def arity(self) -> int:
-        return len(self.parameters)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,19 +150,26 @@ class Domain:
     source: str | None = field(default=None, compare=False, hash=False, repr=False)
 
     def action(self, name: str) -> ActionSchema | None:
-        for a in self.actions:
-            if a.name == name:
-                return a
-        return None
+        return _named(self.actions, name)
 
     def task(self, name: str) -> TaskSchema | None:
-        for t in self.tasks:
-            if t.name == name:
-                return t
-        return None
+        return _named(self.tasks, name)
 
     def predicate(self, name: str) -> Predicate | None:
-        for p in self.predicates:
-            if p.name == name:
-                return p
-        return None
+        return _named(self.predicates, name)
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_N = TypeVar("_N", bound=_Named)
+
+
+def _named(items: Iterable[_N], name: str) -> _N | None:
+    """The first of ``items`` called ``name``, or None."""
+    for item in items:
+        if item.name == name:
+            return item
+    return None

@@ -27,7 +27,7 @@ before another. Ids in ``after`` are listed in sequence order.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
 from plansmith.errors import Location, PlanInvalidError
@@ -44,7 +44,7 @@ from plansmith.model import (
     content_hash,
 )
 
-__all__ = ["build_plan", "problem_hash"]
+__all__ = ["build_plan", "assemble_plan", "problem_hash"]
 
 
 def problem_hash(problem: Problem) -> str:
@@ -85,6 +85,21 @@ def build_plan(
     _replay(problem, seq, ids)
     goal = [c for c in problem.goal if isinstance(c, Literal)]
     after = transitive_reduction(ordering_constraints(seq, goal))
+    settings = tuple(sorted(dict(settings).items()))
+    return assemble_plan(problem, seq, after, settings, decomposition=decomposition)
+
+
+def assemble_plan(
+    problem: Problem,
+    actions: Sequence[GroundAction],
+    after: Sequence[Iterable[int]],
+    settings: tuple[tuple[str, SettingValue], ...],
+    *,
+    decomposition: tuple[DecompositionNode, ...] = (),
+) -> Plan:
+    """The plan of ``problem`` whose step ``s<j+1>`` is ``actions[j]``, after the steps
+    ``after[j]`` (indexes into ``actions``); nothing is checked."""
+    ids = [f"s{j + 1}" for j in range(len(actions))]
     steps = tuple(
         Step(
             id=ids[j],
@@ -94,7 +109,7 @@ def build_plan(
             after=tuple(ids[i] for i in after[j]),
             tier=a.tier,
         )
-        for j, a in enumerate(seq)
+        for j, a in enumerate(actions)
     )
     return Plan(
         domain=problem.domain.name,
@@ -102,7 +117,7 @@ def build_plan(
         domain_hash=content_hash(problem.domain),
         problem_hash=problem_hash(problem),
         steps=steps,
-        settings=tuple(sorted(dict(settings).items())),
+        settings=settings,
         decomposition=decomposition,
     )
 

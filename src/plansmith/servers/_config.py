@@ -228,6 +228,13 @@ class _Checker:
     def fail(self, offset: int, message: str, hint: str | None = None) -> None:
         self._found.append((offset, self.scanner.error(offset, message, hint)))
 
+    def is_kind(self, node: JsonNode, kind: str, must: str, hint: str) -> bool:
+        """Whether ``node`` is a JSON ``kind``; if not, the problem ``MUST, not <what it is>``."""
+        if node.kind == kind:
+            return True
+        self.fail(node.start, f"{must}, not {_a(node)}", hint)
+        return False
+
     def members(self, node: JsonNode, what: str) -> Members:
         """The keys of an object, each once (a second one is a problem)."""
         out: Members = {}
@@ -276,12 +283,8 @@ class _Checker:
 
     def server(self, name: str, at: int, node: JsonNode) -> ServerConfig | None:
         what = f"server {name!r}"
-        if node.kind != "object":
-            self.fail(
-                node.start,
-                f"{what} must be an object, not {_a(node)}",
-                hint='write "NAME": {"command": ...} or "NAME": {"url": ...}',
-            )
+        hint = 'write "NAME": {"command": ...} or "NAME": {"url": ...}'
+        if not self.is_kind(node, "object", f"{what} must be an object", hint):
             return None
         before = len(self._found)
         fields = self.members(node, what)
@@ -378,13 +381,8 @@ class _Checker:
         args: list[str] = []
         if "args" in fields:
             node = fields["args"][1]
-            if node.kind != "array":
-                self.fail(
-                    node.start,
-                    f"{what}: args must be a list of strings, not {_a(node)}",
-                    _HINTS["args"],
-                )
-            else:
+            must = f"{what}: args must be a list of strings"
+            if self.is_kind(node, "array", must, _HINTS["args"]):
                 args = [self.string(a, f"{what}: args", "args", check_program) for a in node.value]
         env = self.strings(fields.get("env"), f"{what}: env", "env", check_env_name, check_program)
         cwd: str | None = None
@@ -393,12 +391,8 @@ class _Checker:
         inherit = True
         if "inheritEnv" in fields:
             node = fields["inheritEnv"][1]
-            if node.kind != "boolean":
-                self.fail(
-                    node.start,
-                    f"{what}: inheritEnv must be true or false, not {_a(node)}",
-                    _HINTS["inheritEnv"],
-                )
+            must = f"{what}: inheritEnv must be true or false"
+            self.is_kind(node, "boolean", must, _HINTS["inheritEnv"])
             inherit = node.value is True
         return StdioServer(
             name=name,
@@ -444,12 +438,9 @@ class _Checker:
         if entry is None or entry[1].kind == "null":
             return ()
         node = entry[1]
-        if node.kind != "object":
-            self.fail(
-                node.start,
-                f"{what} must be an object of strings, not {_a(node)}",
-                _HINTS[field_name],
-            )
+        if not self.is_kind(
+            node, "object", f"{what} must be an object of strings", _HINTS[field_name]
+        ):
             return ()
         out: list[tuple[str, str]] = []
         for key, (at, value) in self.members(node, what).items():
@@ -467,8 +458,7 @@ class _Checker:
         check: Callable[[str], tuple[str, str] | None],
     ) -> str:
         """A string with its ``${env:NAME}`` expanded and then checked ("" on a problem)."""
-        if node.kind != "string":
-            self.fail(node.start, f"{what} must be a string, not {_a(node)}", _HINTS[field_name])
+        if not self.is_kind(node, "string", f"{what} must be a string", _HINTS[field_name]):
             return ""
         value: str = node.value
         raw = self.scanner.text[node.start + 1 : node.end - 1]

@@ -38,9 +38,9 @@ import anyio
 
 from plansmith.binding import ToolCatalog, ToolSpec
 from plansmith.errors import ServerStartError, ToolCallError
-from plansmith.execution import ErrorClass, ProgressFn, ToolResult
+from plansmith.execution import ErrorClass, ProgressFn, ToolCall, ToolResult
 from plansmith.servers._config import InProcessServer, ServersConfig
-from plansmith.servers._invoker import PoolFactory
+from plansmith.servers._invoker import CallByInvoke, PoolFactory
 
 __all__ = ["DaskPool", "dask_pool_factory", "classify_dask_error", "plugin_name"]
 
@@ -92,7 +92,7 @@ def _missing_hint(server: str) -> str:
     )
 
 
-class DaskPool:
+class DaskPool(CallByInvoke):
     """``async with DaskPool(config, "tcp://HOST:PORT") as pool``: a tool pool whose
     calls run as Dask tasks on the workers that host their servers.
 
@@ -306,29 +306,21 @@ class DaskPool:
 
     # -- calling --------------------------------------------------------------------------
 
-    async def call(
-        self,
-        server: str,
-        tool: str,
-        arguments: dict[str, Any],
-        *,
-        key: str | None = None,
-        on_progress: ProgressFn | None = None,
-        meta: Mapping[str, str] | None = None,
-    ) -> ToolResult:
-        """Call ``tool`` on a worker that hosts ``server``; failures raise
-        ``ToolCallError`` with their class (see the module docstring)."""
+    async def invoke(self, call: ToolCall) -> ToolResult:
+        """``call`` on a worker that hosts its server (``call``: the same by its parts);
+        failures raise ``ToolCallError`` with their class (see the module docstring)."""
         from plansmith.servers._dask_worker import call_tool_task  # noqa: PLC0415
 
+        server, on_progress = call.server, call.on_progress
         if self.config.get(server) is None:
             raise ToolCallError(ErrorClass.PROTOCOL_ERROR, f"no server {server!r} in the config")
         call_id = str(next(self._ids))
         request = {
             "server": server,
-            "tool": tool,
-            "arguments": arguments,
-            "key": key,
-            "meta": dict(meta) if meta else None,
+            "tool": call.tool,
+            "arguments": call.arguments,
+            "key": call.key or None,
+            "meta": dict(call.meta) if call.meta else None,
             "topic": self._topic if on_progress is not None else None,
             "call": call_id,
         }

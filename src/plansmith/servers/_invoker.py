@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
+from types import MappingProxyType
 from typing import Any, Protocol, TextIO
 
 from plansmith.binding import ToolCatalog
 from plansmith.execution import ProgressFn, ReadyFn, ToolCall, ToolResult
 from plansmith.servers._config import ServersConfig
 
-__all__ = ["McpInvoker", "ToolPool", "PoolFactory"]
+__all__ = ["McpInvoker", "ToolPool", "PoolFactory", "CallByInvoke"]
+
+_NONE: Mapping[str, str] = MappingProxyType({})
 
 
 class ToolPool(Protocol):
@@ -28,6 +31,34 @@ class ToolPool(Protocol):
         on_progress: ProgressFn | None = None,
         meta: Mapping[str, str] | None = None,
     ) -> ToolResult: ...
+
+
+class CallByInvoke:
+    """``ToolPool.call`` for a pool whose own entry is ``invoke(ToolCall)`` (the one
+    ``McpInvoker`` hands the runner's calls to as they are)."""
+
+    def invoke(self, call: ToolCall) -> Awaitable[ToolResult]:
+        raise NotImplementedError
+
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        key: str | None = None,
+        on_progress: ProgressFn | None = None,
+        meta: Mapping[str, str] | None = None,
+    ) -> ToolResult:
+        """Call ``tool`` of ``server``; failures raise ``ToolCallError`` with their class.
+
+        ``key`` goes into ``_meta`` as the idempotency key, beside ``meta``'s entries.
+        """
+        return await self.invoke(
+            ToolCall(
+                server, tool, arguments, key or "", on_progress=on_progress, meta=meta or _NONE
+            )
+        )
 
 
 #: makes the pool for one run: ``factory(config, errlog)``, used as ``async with``

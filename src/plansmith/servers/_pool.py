@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import Awaitable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
-from types import MappingProxyType, TracebackType
+from types import TracebackType
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
@@ -63,7 +63,6 @@ from plansmith.execution import (
     IDEMPOTENCY_META_KEY,
     RETRYABLE_META_KEY,
     ErrorClass,
-    ProgressFn,
     ToolCall,
     ToolResult,
     finite_json,
@@ -77,14 +76,13 @@ from plansmith.servers._config import (
 )
 from plansmith.servers._errlines import NamedErrlog
 from plansmith.servers._http_status import UNAVAILABLE, HttpErrors
+from plansmith.servers._invoker import CallByInvoke
 from plansmith.servers._output_check import OutputChecks
 from plansmith.servers._sdk_logging import quiet_sdk_tracebacks
 from plansmith.servers._stdio import DEFAULT_MAX_ANSWER, stdio_transport
 from plansmith.servers._unreadable import answer_unreadable
 
 __all__ = ["ServerPool", "to_tool_result", "did_not_start", "not_configured"]
-
-_NONE: Mapping[str, str] = MappingProxyType({})
 
 
 class _Slots:
@@ -148,7 +146,7 @@ class _Conn:
     starting: anyio.CancelScope | None = None  # its session's, until it has started
 
 
-class ServerPool:
+class ServerPool(CallByInvoke):
     """``async with ServerPool(config) as pool``: start servers, call tools, shut down."""
 
     def __init__(
@@ -422,26 +420,6 @@ class ServerPool:
             conn.checks = OutputChecks(tools)
 
     # -- calling --------------------------------------------------------------------------
-
-    async def call(
-        self,
-        server: str,
-        tool: str,
-        arguments: dict[str, Any],
-        *,
-        key: str | None = None,
-        on_progress: ProgressFn | None = None,
-        meta: Mapping[str, str] | None = None,
-    ) -> ToolResult:
-        """Call ``tool``; failures raise ``ToolCallError`` with their class.
-
-        ``key`` goes into ``_meta`` as the idempotency key, beside ``meta``'s entries.
-        """
-        return await self.invoke(
-            ToolCall(
-                server, tool, arguments, key or "", on_progress=on_progress, meta=meta or _NONE
-            )
-        )
 
     async def invoke(self, call: ToolCall) -> ToolResult:
         """``call`` as one ``ToolCall`` (the runner's: ``McpInvoker`` hands it over as it

@@ -31,25 +31,25 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Hashable, Mapping
+from collections.abc import Awaitable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType, TracebackType
+from types import TracebackType
 from typing import Any, TextIO, cast
 
 import anyio
 
 from plansmith.binding import ToolCatalog
 from plansmith.errors import ExecutionError, PlansmithError, ServerStartError, ToolCallError
-from plansmith.execution import ErrorClass, ProgressFn, ToolCall, ToolResult
+from plansmith.execution import ErrorClass, ToolCall, ToolResult
 from plansmith.servers._config import InProcessServer, ServerConfig, ServersConfig
 from plansmith.servers._errlines import write_line
+from plansmith.servers._invoker import CallByInvoke
 from plansmith.servers._pool import ServerPool, did_not_start, not_configured
 
 __all__ = ["WarmPools", "DEFAULT_IDLE_TIMEOUT"]
 
 DEFAULT_IDLE_TIMEOUT = 300.0  # s a warm server is kept with no run using it
-_NONE: Mapping[str, str] = MappingProxyType({})
 _NOTE = "[plansmith]"  # the prefix of plansmith's own lines in a servers.log
 
 
@@ -264,7 +264,7 @@ class WarmPools:
                 self._retire(warm, f"no run used it for {self.idle_timeout:g} s")
 
 
-class WarmRun:
+class WarmRun(CallByInvoke):
     """The pool of one run (or binding check): the warm servers its ``config`` names,
     held from their start to the end of the ``async with`` (not stopped then). A
     ``ToolPool``, with ``invoke`` (``McpInvoker`` hands it each call as it is)."""
@@ -376,20 +376,3 @@ class WarmRun:
                 ErrorClass.PROTOCOL_ERROR, f"no server {call.server!r} in the config"
             )
         return await (await self._routed(call.server)).invoke(call)
-
-    async def call(
-        self,
-        server: str,
-        tool: str,
-        arguments: dict[str, Any],
-        *,
-        key: str | None = None,
-        on_progress: ProgressFn | None = None,
-        meta: Mapping[str, str] | None = None,
-    ) -> ToolResult:
-        """``ServerPool.call``: ``tool`` of ``server``, ``key`` as its idempotency key."""
-        return await self.invoke(
-            ToolCall(
-                server, tool, arguments, key or "", on_progress=on_progress, meta=meta or _NONE
-            )
-        )

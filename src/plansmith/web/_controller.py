@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 
 from plansmith.binding import BoundPlan
+from plansmith.domains.folders import shipped_domain_dirs
 from plansmith.engine import (
     OWNER_KEY,
     Engine,
@@ -26,7 +27,6 @@ from plansmith.engine import (
     make_plan,
     open_engine,
 )
-from plansmith.engine_service import shipped_domain_dirs
 from plansmith.errors import (
     ExecutionError,
     InputError,

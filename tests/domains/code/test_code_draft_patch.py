@@ -1,7 +1,7 @@
 """An LLM-drafted patch through MCP sampling, end to end over plansmith's MCP face.
 
 A real MCP client session (the SDK's in-memory transport) talks to ``build_face_server``
-over an ``EngineService`` whose code domain starts the real ``plansmith-code`` server
+over an ``FaceService`` whose code domain starts the real ``plansmith-code`` server
 (stdio) on the toolz repository with the planted bug. The client's sampling callback
 plays the host's LLM: it is the host's part, so here it is a scripted host
 (``scripted_host_sampling``) that answers each prompt from a script and counts the calls.
@@ -72,8 +72,9 @@ class Setup:
 
 def _setup(tmp: Path) -> Setup:
     """The world with the planted bug, and a service whose code domain serves it."""
+    from plansmith.domains.folders import load_folders
     from plansmith.engine import Engine
-    from plansmith.engine_service import EngineService, load_folders
+    from plansmith.mcp import FaceService
 
     world = cf.make_world(tmp / "w")
     cf.plant_bug(world)
@@ -86,7 +87,7 @@ def _setup(tmp: Path) -> Setup:
     for name in ("domain.yaml", "bindings.yaml", "problem.yaml"):
         shutil.copy(code.DOMAIN_DIR / name, folder / name)
     shutil.copy(servers, folder / "servers.json")
-    service = EngineService(Engine(home), load_folders([tmp / "domains"]))
+    service = FaceService.on(Engine(home), load_folders([tmp / "domains"]))
     return Setup(world, home, patches, srv, service)
 
 
@@ -120,9 +121,9 @@ async def _finish(client: Any, run_id: str, service: Any) -> dict[str, Any]:
             if status["state"] in TERMINAL:
                 break
             await anyio.sleep(0.1)
-        task = service.runs.record(run_id, "local").task
-        if task is not None:
-            await task
+        handle = service.table.handle(run_id)
+        if handle is not None:
+            await handle.done.wait()
     return status
 
 
@@ -140,7 +141,7 @@ async def _diagnose(client: Any, service: Any, **plan_args: Any) -> str:
 def _client(setup: Setup, host: ScriptedHost) -> Any:
     from mcp import Client
 
-    from plansmith.servers import build_face_server
+    from plansmith.mcp import build_face_server
 
     server = build_face_server(setup.service, env={})
     return Client(server, sampling_callback=scripted_host_sampling(host))
@@ -347,7 +348,7 @@ async def test_an_endpoint_drafts_the_patch_after_one_repair(tmp_path: Path) -> 
     import uvicorn
     from mcp import Client
 
-    from plansmith.servers import build_face_server
+    from plansmith.mcp import build_face_server
 
     setup = _setup(tmp_path)
     seen: list[dict[str, Any]] = []

@@ -14,26 +14,27 @@ from plansmith.errors import InputError
 __all__ = ["Tier", "TimeoutClass", "TOOL_TIERS", "TOOL_TIMEOUTS", "parse_tier", "allowed"]
 
 
-class Tier(IntEnum):
+class _Ranked(IntEnum):
+    """Ranked words, each printed as its name in lower case."""
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+class Tier(_Ranked):
     """What a server may do; each tier includes the ones below it."""
 
     READ = 1
     WRITE = 2
     EXECUTE = 3
 
-    def __str__(self) -> str:
-        return self.name.lower()
 
-
-class TimeoutClass(IntEnum):
+class TimeoutClass(_Ranked):
     """Which of the configured timeouts (fast, medium, slow) bounds a tool."""
 
     FAST = 1
     MEDIUM = 2
     SLOW = 3
-
-    def __str__(self) -> str:
-        return self.name.lower()
 
 
 TOOL_TIERS: dict[str, Tier] = {

@@ -26,25 +26,35 @@ def subject_of(location: Mapping[str, Any]) -> str:
     return section.rsplit(" > ", 1)[-1]
 
 
+def _evidence(
+    found: Mapping[str, Any],
+    subquestion: str,
+    lines: Mapping[str, Any],
+    text: Any,
+    spans: tuple[Span, ...] = (),
+) -> Evidence:
+    """The evidence of ``text`` in a search hit or a fetched page (``found``), at the
+    lines that ``lines`` (a key point, or the page's location) gives."""
+    loc = found["location"]
+    return Evidence(
+        source=str(found["source"]),
+        path=str(loc["path"]),
+        passage=str(found["id"]),
+        text=str(text),
+        line_start=int(lines["line_start"]),
+        line_end=int(lines["line_end"]),
+        subject=subject_of(loc),
+        published=found.get("date"),
+        title=str(found.get("title") or ""),
+        section=str(loc.get("section") or ""),
+        subquestion=subquestion,
+        spans=spans,
+    )
+
+
 def evidence_from_hit(hit: Mapping[str, Any], subquestion: str = "") -> list[Evidence]:
     """One :class:`Evidence` per key point of a search hit."""
-    loc = hit["location"]
-    return [
-        Evidence(
-            source=str(hit["source"]),
-            path=str(loc["path"]),
-            passage=str(hit["id"]),
-            text=str(kp["text"]),
-            line_start=int(kp["line_start"]),
-            line_end=int(kp["line_end"]),
-            subject=subject_of(loc),
-            published=hit.get("date"),
-            title=str(hit.get("title") or ""),
-            section=str(loc.get("section") or ""),
-            subquestion=subquestion,
-        )
-        for kp in hit.get("key_points", [])
-    ]
+    return [_evidence(hit, subquestion, kp, kp["text"]) for kp in hit.get("key_points", [])]
 
 
 def evidence_from_search(result: Mapping[str, Any], subquestion: str = "") -> list[Evidence]:
@@ -57,22 +67,8 @@ def evidence_from_search(result: Mapping[str, Any], subquestion: str = "") -> li
 
 def evidence_from_fetch(page: Mapping[str, Any], subquestion: str = "") -> Evidence:
     """The evidence of a fetched passage page (its spans shifted to the page's offset)."""
-    loc = page["location"]
     offset = int(page.get("offset", 0))
     spans: list[Span] = []
     for start, first, last in page.get("spans", []):
         spans.append((int(start) - offset, int(first), int(last)))
-    return Evidence(
-        source=str(page["source"]),
-        path=str(loc["path"]),
-        passage=str(page["id"]),
-        text=str(page["text"]),
-        line_start=int(loc["line_start"]),
-        line_end=int(loc["line_end"]),
-        subject=subject_of(loc),
-        published=page.get("date"),
-        title=str(page.get("title") or ""),
-        section=str(loc.get("section") or ""),
-        subquestion=subquestion,
-        spans=tuple(spans),
-    )
+    return _evidence(page, subquestion, page["location"], page["text"], tuple(spans))

@@ -20,13 +20,16 @@ operators of equal cost, the first one (by id) supports.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
+from functools import partial
 from heapq import heappop, heappush
 from typing import cast
 
 from plansmith.model import Number
 from plansmith.planning._task import GroundTask, bits
+from plansmith.planning.search import Evaluation, Evaluator
 
-__all__ = ["Relaxation", "Exploration"]
+__all__ = ["Relaxation", "Exploration", "goal_cost"]
 
 Exploration = tuple[list[float], list[int], bool]
 """Fact costs, fact supporters, and whether every goal fact was reached."""
@@ -247,3 +250,19 @@ class Relaxation:
                         supporter[g] = o
                         heappush(heap, (oc, g))
         return cost, supporter, False
+
+
+def goal_cost(task: GroundTask, *, additive: bool) -> Evaluator[int]:
+    """hadd (``additive``: the sum of the goal facts' costs) or hmax (the costliest goal
+    fact) of ``task``, as an evaluator without preferred operators."""
+    relaxed = Relaxation(task)
+    goals, explore = relaxed.goals, relaxed.explore
+    total: Callable[[Iterable[float]], float] = sum if additive else partial(max, default=0)
+
+    def evaluate(state: int) -> Evaluation:
+        cost, _, reached = explore(state, additive=additive)
+        if not reached:
+            return math.inf, ()
+        return float(total(cost[g] for g in goals)), ()
+
+    return evaluate

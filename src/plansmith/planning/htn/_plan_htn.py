@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from plansmith.model import Plan, Problem, Step, content_hash
-from plansmith.planning._dag import problem_hash
+from plansmith.model import Plan, Problem
+from plansmith.planning._dag import assemble_plan
 from plansmith.planning._options import PlanOptions
 from plansmith.planning.htn._check import check_htn
 from plansmith.planning.htn._decompose import decompose
@@ -41,24 +41,6 @@ def plan_htn(
     budget = Budget(options.node_limit, options.time_limit, clock, should_stop=should_stop)
     found = decompose(problem, budget)
     ordering = order(found)
-    ids = [f"s{k + 1}" for k in range(len(ordering.actions))]
-    steps = tuple(
-        Step(
-            id=ids[k],
-            action=a.name,
-            args=a.args,
-            cost=a.cost,
-            after=tuple(ids[i] for i in ordering.after[k]),
-            tier=a.tier,
-        )
-        for k, a in enumerate(ordering.actions)
-    )
-    return Plan(
-        domain=problem.domain.name,
-        problem=problem.name,
-        domain_hash=content_hash(problem.domain),
-        problem_hash=problem_hash(problem),
-        steps=steps,
-        settings=HTN_SETTINGS,
-        decomposition=ordering.tree,
+    return assemble_plan(
+        problem, ordering.actions, ordering.after, HTN_SETTINGS, decomposition=ordering.tree
     )

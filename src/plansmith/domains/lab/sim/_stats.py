@@ -39,11 +39,9 @@ class RunStats:
                 f"on {event.server}: {event.error_class}: {event.message}"
             )
         elif isinstance(event, Replanned):
-            steps = event.bound.get("steps") if isinstance(event.bound, dict) else None
-            count = len(steps) if isinstance(steps, list) else 0
             self.replans.append(
                 f"after {', '.join(event.failed)} failed ({event.reason}): "
-                f"new plan {event.plan_hash[:19]}… with {count} step(s)"
+                f"new plan {event.plan_hash[:19]}… with {event.step_count} step(s)"
             )
         elif isinstance(event, RunFinished):
             self.finished = self.clock()

@@ -1,0 +1,107 @@
+"""Domains and plans as the MCP face shows them."""
+
+from __future__ import annotations
+
+from plansmith.domains.folders import DomainFolder
+from plansmith.mcp._types import (
+    ActionInfo,
+    BindingCheck,
+    DomainInfo,
+    DomainSummary,
+    GoalInfo,
+    PlanResult,
+    StepInfo,
+    Translation,
+)
+from plansmith.model import Plan
+
+__all__ = ["summary", "describe", "plan_result"]
+
+
+def _servers(folder: DomainFolder) -> tuple[str, ...]:
+    if folder.bindings is None:
+        return ()
+    return tuple(dict.fromkeys(b.server for b in folder.bindings.bindings))
+
+
+def summary(folder: DomainFolder) -> DomainSummary:
+    d = folder.domain
+    goals = tuple(g.name for g in d.goals)
+    return DomainSummary(folder.name, d.name, len(d.actions), len(d.tasks), goals, _servers(folder))
+
+
+def describe(folder: DomainFolder) -> DomainInfo:
+    d = folder.domain
+    actions = []
+    for a in d.actions:
+        b = folder.bindings.get(a.name) if folder.bindings else None
+        params = tuple(f"{p.name}: {p.type}" for p in a.parameters)
+        actions.append(
+            ActionInfo(a.name, params, a.tier.value, b.server if b else None, b.tool if b else None)
+        )
+    goals = tuple(
+        GoalInfo(
+            g.name,
+            g.description,
+            tuple(f"{p.name}: {p.type}" for p in g.parameters),
+            tuple(str(c) for c in g.goal),
+        )
+        for g in d.goals
+    )
+    tasks = tuple(f"{t.name}({', '.join(p.name for p in t.parameters)})" for t in d.tasks)
+    predicates = tuple(f"{p.name}({', '.join(t.type for t in p.parameters)})" for p in d.predicates)
+    problem = folder.problem
+    objects = tuple(
+        f"{o.name}: {o.type}" for o in (*d.constants, *(problem.objects if problem else ()))
+    )
+    init = tuple(sorted(str(a) for a in problem.init)) if problem else ()
+    return DomainInfo(
+        folder.name,
+        d.name,
+        tuple(actions),
+        tasks,
+        goals,
+        predicates,
+        objects,
+        init,
+        _servers(folder),
+        folder.bindings is not None,
+    )
+
+
+def plan_result(
+    plan: Plan,
+    folder: DomainFolder,
+    translation: Translation,
+    *,
+    binding: BindingCheck,
+    tiers: tuple[str, ...],
+    mermaid: str,
+    needs_approval: bool,
+) -> PlanResult:
+    steps = []
+    for s in plan.steps:
+        b = folder.bindings.get(s.action) if folder.bindings else None
+        args = tuple(a if isinstance(a, str) else str(a) for a in s.args)
+        steps.append(
+            StepInfo(
+                s.id,
+                s.action,
+                args,
+                s.after,
+                s.tier.value,
+                b.server if b else None,
+                b.tool if b else None,
+            )
+        )
+    return PlanResult(
+        "planned",
+        folder.name,
+        translation,
+        plan.hash,
+        tuple(steps),
+        mermaid,
+        tiers,
+        needs_approval,
+        binding,
+    )

@@ -1,0 +1,443 @@
+"""The MCP face's operations over the engine's run table (``plansmith.engine.RunTable``).
+
+``make_plan`` plans once, with the engine's planner, and makes the run: its plan bound
+to the live tools and recorded, held for approval (``Engine.run``'s ``hold``).
+``approve_plan`` records who approved that plan in the run's log; ``start_run`` goes on
+with it. Nothing is planned twice, and nothing lives only in this process: a restarted
+``plansmith mcp`` on the same home (or a one-shot client that opens a process per call)
+finds every plan, approval and run in the log.
+
+A plan is named by its hash; the run it names is the newest run of the caller (of
+anyone, when runs are shared) made from that plan. Runs belong to the owner that made
+them; the face tells the owner of a call (see ``_owner``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from plansmith.domains.code.desk import PatchDesk
+from plansmith.domains.folders import DomainFolder, objects_of, problem_of
+from plansmith.engine import (
+    ASKED_KEY,
+    Engine,
+    RunInputs,
+    RunTable,
+    build_report,
+    report_markdown,
+)
+from plansmith.errors import (
+    ApprovalRequiredError,
+    InputError,
+    Location,
+    PlansmithError,
+    RunNotFoundError,
+    ServerStartError,
+)
+from plansmith.execution import ApprovalPolicy, RunInfo, RunView
+from plansmith.formats import render_mermaid
+from plansmith.mcp._describe import describe, plan_result, summary
+from plansmith.mcp._status import run_status
+from plansmith.mcp._types import (
+    ApprovalResult,
+    BindingCheck,
+    DomainInfo,
+    DomainList,
+    PlanResult,
+    RunHandle,
+    RunList,
+    RunReport,
+    RunStatus,
+    Translation,
+)
+from plansmith.model import Plan
+from plansmith.planning import match_goal
+from plansmith.servers import load_servers
+
+__all__ = ["FaceService", "DriveElsewhere", "drive_with_cli"]
+
+#: how a run is driven outside this process (``--detach-runs``): the command for a run id
+DriveElsewhere = Callable[[str], Sequence[str]]
+
+_LISTED = 50  # runs ``list_runs`` shows, newest first
+_CLIENT_CANCEL = "cancelled by the client"
+_HELD = ("awaiting approval", "approved")  # made, and not started yet
+
+
+def drive_with_cli(home: Path, log: str | None = None) -> DriveElsewhere:
+    """``plansmith resume RUN_ID`` on ``home`` (and ``log``), in this Python."""
+
+    def command(run_id: str) -> list[str]:
+        argv = [sys.executable, "-m", "plansmith", "resume", run_id, "--home", str(home)]
+        return [*argv, "--log", log] if log else argv
+
+    return command
+
+
+class FaceService:
+    """See the module docstring. Enter it (``async with``) in the face's event loop: its
+    run table is open while the face serves, and leaving it cancels the runs it drives.
+
+    ``share_runs``: every caller sees every run. ``policy``: the tiers that need a
+    person's approval (default ``ApprovalPolicy()``). ``drive_elsewhere``: each run
+    that starts is driven by its own detached process (that command), so that it
+    outlives this one (one-shot clients; see ``plansmith mcp --detach-runs``)."""
+
+    def __init__(
+        self,
+        table: RunTable,
+        folders: Mapping[str, DomainFolder],
+        *,
+        share_runs: bool = False,
+        policy: ApprovalPolicy | None = None,
+        drive_elsewhere: DriveElsewhere | None = None,
+    ) -> None:
+        self.table = table
+        self.engine: Engine = table.engine
+        self.folders = dict(folders)
+        self.share_runs = share_runs
+        self.policy = policy or ApprovalPolicy()
+        self.drive_elsewhere = drive_elsewhere
+        self.patches = PatchDesk(self.folders, self._report)
+
+    @classmethod
+    def on(
+        cls,
+        engine: Engine,
+        folders: Mapping[str, DomainFolder],
+        *,
+        max_runs: int = 8,
+        max_parallel: int = 8,
+        share_runs: bool = False,
+        policy: ApprovalPolicy | None = None,
+        drive_elsewhere: DriveElsewhere | None = None,
+    ) -> FaceService:
+        """The service on a new run table of ``engine`` (``max_runs`` driven at once,
+        ``max_parallel`` steps in flight each), as ``plansmith mcp`` makes it."""
+        table = RunTable(
+            engine,
+            max_live=max_runs,
+            max_parallel=max_parallel,
+            stop_reason="the MCP server shut down",
+        )
+        return cls(
+            table,
+            folders,
+            share_runs=share_runs,
+            policy=policy,
+            drive_elsewhere=drive_elsewhere,
+        )
+
+    async def __aenter__(self) -> FaceService:
+        await self.table.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.table.__aexit__(*exc)
+
+    # -- domains ------------------------------------------------------------------------
+
+    def _folder(self, name: str, argument: str = "domain") -> DomainFolder:
+        folder = self.folders.get(name)
+        if folder is None:
+            raise InputError(
+                f"no domain named {name!r}",
+                location=Location(argument=argument),
+                hint=f"one of: {', '.join(sorted(self.folders)) or '(none)'}",
+            )
+        return folder
+
+    def list_domains(self) -> DomainList:
+        return DomainList(tuple(summary(f) for f in self.folders.values()))
+
+    def describe_domain(self, name: str) -> DomainInfo:
+        return describe(self._folder(name, "name"))
+
+    def validate_goal(
+        self,
+        domain: str,
+        *,
+        goal: Sequence[str] = (),
+        tasks: Sequence[str] = (),
+        objects: Mapping[str, str] | None = None,
+        init: Sequence[str] | None = None,
+    ) -> None:
+        problem_of(self._folder(domain), goal=goal, tasks=tasks, objects=objects, init=init)
+
+    # -- plans: each makes its run ------------------------------------------------------
+
+    async def make_plan(
+        self,
+        domain: str,
+        *,
+        goal: Sequence[str] = (),
+        tasks: Sequence[str] = (),
+        request: str | None = None,
+        objects: Mapping[str, str] | None = None,
+        init: Sequence[str] | None = None,
+        translation: Translation | None = None,
+        owner: str = "",
+    ) -> PlanResult:
+        """Plan, then make the run (bound, held for approval); a binding that fails is
+        in ``binding`` (the run is recorded failed)."""
+        folder = self._folder(domain)
+        if translation is None and request is not None and not goal and not tasks:
+            match = match_goal(folder.domain, request, objects_of(folder, objects))
+            names = tuple(f"{c.name}: {c.description}" for c in match.candidates)
+            translation = Translation(
+                "offline", request, match.goal, chosen=match.chosen, candidates=names
+            )
+            if not match.sure:
+                return PlanResult("needs_choice", domain, translation)
+            goal = match.goal
+        translation = translation or Translation("structured", None, tuple(goal), tuple(tasks))
+        text, problem = problem_of(folder, goal=goal, tasks=tasks, objects=objects, init=init)
+        plan = await self.engine.plan(problem)
+        asked: dict[str, Any] = {
+            "domain": domain,
+            "request": translation.request,
+            "goal": list(goal),
+            "tasks": list(tasks),
+            "source": translation.source,
+            "llm_calls": translation.llm_calls,
+            "planned_by": owner,
+            "plan_hash": plan.hash,
+        }
+        run_id, binding = await self._make_run(folder, plan, text, asked, owner)
+        tiers = self._tiers(plan)
+        result = plan_result(
+            plan,
+            folder,
+            translation,
+            binding=binding,
+            tiers=tiers,
+            mermaid=render_mermaid(plan),
+            needs_approval=bool(tiers),
+        )
+        return PlanResult(**{**vars(result), "run_id": run_id})
+
+    def _tiers(self, plan: Plan) -> tuple[str, ...]:
+        return tuple(
+            sorted({s.tier.value for s in plan.steps if s.tier in self.policy.needs_person})
+        )
+
+    def _problem_file(self, text: str) -> Path:
+        """The problem, by its content, in the home (written once, whole)."""
+        digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+        path = self.engine.home / "problems" / f"{digest}.yaml"
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            part = path.with_name(f".{path.name}.{os.getpid()}")
+            part.write_text(text, encoding="utf-8")
+            part.replace(path)
+        return path
+
+    async def _make_run(
+        self, folder: DomainFolder, plan: Plan, text: str, asked: dict[str, Any], owner: str
+    ) -> tuple[str | None, BindingCheck]:
+        if folder.bindings is None or not folder.servers_file.is_file():
+            missing = "bindings.yaml" if folder.bindings is None else "servers.json"
+            return None, BindingCheck(False, (), (f"the domain folder has no {missing}",))
+        run_id = self.engine.new_run_id()
+        inputs = RunInputs(
+            folder.domain_file, self._problem_file(text), folder.servers_file, folder.bindings_file
+        )
+        try:
+            used = Engine.servers_used(folder.bindings, plan, load_servers(folder.servers_file))
+            await self.table.create(
+                inputs,
+                owner=owner,
+                policy=self.policy,
+                hold=True,
+                plan=plan,
+                asked=asked,
+                run_id=run_id,
+            )
+        except PlansmithError as error:
+            recorded = self._recorded(run_id)
+            return recorded, BindingCheck(False, (), (f"{type(error).__name__}: {error}",))
+        return run_id, BindingCheck(True, used)
+
+    def _recorded(self, run_id: str) -> str | None:
+        try:
+            self.table.info(run_id)
+        except RunNotFoundError:
+            return None
+        return run_id
+
+    def _runs_of(self, plan_hash: str, owner: str | None) -> list[RunInfo]:
+        """The runs made from ``plan_hash`` that ``owner`` may see (None: anyone's),
+        newest first."""
+        mine = self.table.list(owner=None if owner is None or self.share_runs else owner)
+        return [i for i in mine if _asked(i).get("plan_hash") == plan_hash]
+
+    def _plan_run(self, plan_hash: str, owner: str | None, prefer: tuple[str, ...] = _HELD) -> str:
+        """The run ``plan_hash`` names for ``owner``: the newest in the first state of
+        ``prefer`` that one is in, else the newest."""
+        runs = self._runs_of(plan_hash, owner)
+        if not runs:
+            raise InputError(
+                f"no plan with hash {plan_hash!r}"
+                + ("" if owner is None or self.share_runs else " in this session"),
+                location=Location(argument="plan_hash"),
+                hint="call make_plan first and pass the plan_hash it returns",
+            )
+        states = {i.run_id: self.table.view(i.run_id).state for i in runs}
+        for state in prefer:
+            found = next((i.run_id for i in runs if states[i.run_id] == state), None)
+            if found is not None:
+                return found
+        return runs[0].run_id
+
+    def plan_document(self, plan_hash: str) -> dict[str, Any]:
+        """The plan, what was asked, who approved it and the tiers that need a person."""
+        view = self.table.view(self._plan_run(plan_hash, None))
+        return {
+            "plan": view.plan,
+            "run_id": view.run_id,
+            "asked": _asked_of(view),
+            "approved_by": _approver(view),
+            "tiers": list(view.awaiting_tiers),
+        }
+
+    def approve_plan(self, plan_hash: str, *, owner: str = "") -> ApprovalResult:
+        """``owner`` approves the plan of its run (recorded in the run's log)."""
+        run_id = self._plan_run(plan_hash, owner, ("awaiting approval", "approved"))
+        view = self.table.view(run_id)
+        _check_runnable(view, plan_hash)
+        self.engine.record_approval(run_id, plan_hash, by=_approver_name(owner))
+        self.table.feed(run_id).catch_up(self.engine.log.events(run_id))
+        approver = _approver(self.table.view(run_id)) or _approver_name(owner)
+        return ApprovalResult(plan_hash, approver, view.awaiting_tiers, run_id)
+
+    # -- runs ---------------------------------------------------------------------------
+
+    async def start_run(self, plan_hash: str, *, owner: str = "") -> RunHandle:
+        """Go on with the run ``make_plan`` made (approved, when its tiers need it); a
+        run started already is answered as it is (a repeated call starts nothing)."""
+        run_id = self._plan_run(plan_hash, owner, ("approved", "awaiting approval"))
+        view = self.table.view(run_id)
+        if view.state not in _HELD:
+            _check_runnable(view, plan_hash)
+            return RunHandle(run_id, plan_hash, self.get_run_status(run_id, owner=owner).state)
+        if view.awaiting_tiers and view.approved != plan_hash:
+            raise ApprovalRequiredError(
+                f"plan {plan_hash} has {', '.join(view.awaiting_tiers)} steps and is not approved",
+                hint=f"show the plan to the user, then call approve_plan({plan_hash!r})",
+            )
+        if self.drive_elsewhere is not None:
+            self.engine.record_approval(run_id, plan_hash, by=_approver_name(owner))
+            self._detach(run_id)
+            return RunHandle(run_id, plan_hash, "starting")
+        await self.table.approve(run_id, plan_hash, by=_approver_name(owner))
+        return RunHandle(run_id, plan_hash, self.get_run_status(run_id, owner=owner).state)
+
+    def _detach(self, run_id: str) -> None:
+        assert self.drive_elsewhere is not None
+        run_dir = self.engine.run_dir(run_id)
+        with (run_dir / "driver.log").open("ab") as out:
+            process = subprocess.Popen(
+                list(self.drive_elsewhere(run_id)),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                start_new_session=True,  # outlives this process and its client
+            )
+        (run_dir / "driver.pid").write_text(str(process.pid), encoding="utf-8")
+
+    def _view(self, run_id: str, owner: str) -> RunView:
+        try:
+            mine = self.share_runs or self.table.owner(run_id) == owner
+        except RunNotFoundError:
+            mine = False
+        if not mine:
+            raise RunNotFoundError(
+                f"no run {run_id!r} in this session",
+                location=Location(argument="run_id"),
+                hint="call list_runs to see this session's runs",
+            )
+        return self.table.view(run_id)
+
+    def get_run_status(self, run_id: str, *, owner: str = "") -> RunStatus:
+        return self._status(self._view(run_id, owner))
+
+    def _status(self, view: RunView) -> RunStatus:
+        run_id = view.run_id
+        elsewhere = (self.engine.home / "runs" / run_id / "driver.pid").is_file()
+        return run_status(
+            view,
+            self.table.handle(run_id),
+            elsewhere=elsewhere,
+            ended=self.table.last_error(run_id),
+        )
+
+    def _report(self, run_id: str, owner: str) -> dict[str, Any]:
+        view = self._view(run_id, owner)
+        asked = {**_asked_of(view), "approved_by": _approver(view) or "policy"}
+        feed = self.table.feed(run_id)
+        report = build_report(run_id, feed.events, self.engine.log, asked)
+        if report["state"] == "running":  # no RunFinished (yet): the status says where
+            status = self.get_run_status(run_id, owner=owner)
+            report["state"], report["reason"] = status.state, status.error
+        return report
+
+    def get_run_report(self, run_id: str, *, owner: str = "") -> RunReport:
+        report = self._report(run_id, owner)
+        return RunReport(run_id, report_markdown(report), report)
+
+    async def cancel_run(self, run_id: str, *, owner: str = "") -> RunStatus:
+        """Cancel a run (recorded ``cancelled by the client``); a run a detached process
+        drives is interrupted there (it records the cancel)."""
+        self._view(run_id, owner)
+        if not await self.table.cancel(run_id, _CLIENT_CANCEL):
+            self._interrupt_driver(run_id)
+        return self.get_run_status(run_id, owner=owner)
+
+    def _interrupt_driver(self, run_id: str) -> None:
+        pid_file = self.engine.run_dir(run_id) / "driver.pid"
+        if self.table.view(run_id).finished is None and pid_file.is_file():
+            with contextlib.suppress(OSError, ValueError):  # gone: resumable, or finished
+                os.kill(int(pid_file.read_text(encoding="utf-8")), signal.SIGINT)  # Ctrl-C
+
+    def list_runs(self, *, owner: str = "") -> RunList:
+        infos = self.table.list(owner=None if self.share_runs else owner, limit=_LISTED)
+        return RunList(tuple(self._status(self.table.view(i.run_id)) for i in infos))
+
+
+def _approver_name(owner: str) -> str:
+    """How the log names a person who approves through this face: ``mcp:OWNER``."""
+    return f"mcp:{owner or 'unknown'}"
+
+
+def _check_runnable(view: RunView, plan_hash: str) -> None:
+    """A run that failed before it started (a server did not start, the plan did not
+    bind) cannot be approved or started: its plan must be made again."""
+    if view.finished == "failed" and view.started is None:
+        raise ServerStartError(
+            f"plan {plan_hash} cannot run: {view.reason}",
+            hint="fix the domain folder's servers.json/bindings.yaml or start the "
+            "server, then call make_plan again",
+        )
+
+
+def _asked(info: RunInfo) -> Mapping[str, Any]:
+    asked = info.inputs.get(ASKED_KEY)
+    return asked if isinstance(asked, dict) else {}
+
+
+def _asked_of(view: RunView) -> dict[str, Any]:
+    asked = view.inputs.get(ASKED_KEY)
+    return dict(asked) if isinstance(asked, dict) else {}
+
+
+def _approver(view: RunView) -> str | None:
+    """Who approved the run's plan: the person the log names, ``policy``, or None."""
+    return view.approver or view.approved_by

@@ -1,0 +1,163 @@
+"""What plansmith's own MCP server answers: frozen result types, each a tool's output
+schema. ``PlanResult.run_id`` names the run ``make_plan`` made (held for approval)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "DomainSummary",
+    "DomainList",
+    "GoalInfo",
+    "ActionInfo",
+    "DomainInfo",
+    "StepInfo",
+    "BindingCheck",
+    "Translation",
+    "PlanResult",
+    "ApprovalResult",
+    "RunHandle",
+    "RunStatus",
+    "RunList",
+    "RunReport",
+]
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class DomainSummary:
+    name: str
+    domain: str
+    actions: int
+    tasks: int
+    goals: tuple[str, ...]
+    servers: tuple[str, ...]
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class DomainList:
+    domains: tuple[DomainSummary, ...]
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class GoalInfo:
+    name: str
+    description: str
+    parameters: tuple[str, ...]
+    goal: tuple[str, ...]
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class ActionInfo:
+    name: str
+    parameters: tuple[str, ...]
+    tier: str
+    server: str | None = None
+    tool: str | None = None
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class DomainInfo:
+    """A domain as a host sees it: what it can do, what it offers by name, what it needs."""
+
+    name: str
+    domain: str
+    actions: tuple[ActionInfo, ...]
+    tasks: tuple[str, ...]
+    goals: tuple[GoalInfo, ...]
+    predicates: tuple[str, ...]
+    objects: tuple[str, ...]
+    init: tuple[str, ...]
+    servers: tuple[str, ...]
+    has_bindings: bool
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class StepInfo:
+    id: str
+    action: str
+    args: tuple[str, ...]
+    after: tuple[str, ...]
+    tier: str
+    server: str | None = None
+    tool: str | None = None
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class BindingCheck:
+    """Whether every step binds to a live tool; ``problems`` says what is missing."""
+
+    ok: bool
+    servers: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class Translation:
+    """Where the goal came from: ``structured``, ``offline``, ``sampling`` or ``openai``."""
+
+    source: str
+    request: str | None = None
+    goal: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+    llm_calls: int = 0
+    chosen: str | None = None
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class PlanResult:
+    """``status`` is ``planned``, or ``needs_choice`` (the translator was unsure:
+    ``translation.candidates`` lists the goals to choose from, and there is no plan)."""
+
+    status: str
+    domain: str
+    translation: Translation
+    plan_hash: str | None = None
+    steps: tuple[StepInfo, ...] = ()
+    mermaid: str = ""
+    tiers: tuple[str, ...] = ()
+    needs_approval: bool = False
+    binding: BindingCheck = field(default_factory=lambda: BindingCheck(ok=False))
+    run_id: str | None = None
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class ApprovalResult:
+    plan_hash: str
+    approved_by: str
+    tiers: tuple[str, ...]
+    run_id: str | None = None
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class RunHandle:
+    run_id: str
+    plan_hash: str
+    state: str
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class RunStatus:
+    run_id: str
+    plan_hash: str
+    state: str
+    done: int
+    total: int
+    percent: float
+    in_flight: tuple[str, ...] = ()
+    failures: tuple[str, ...] = ()
+    replans: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class RunList:
+    runs: tuple[RunStatus, ...]
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class RunReport:
+    run_id: str
+    markdown: str
+    report: dict[str, Any]
