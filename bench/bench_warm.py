@@ -34,8 +34,8 @@ import anyio
 from plansmith.domains.folders import load_folders
 from plansmith.engine import Engine
 from plansmith.formats import load_domain, load_problem
-from plansmith.mcp import FaceService
-from plansmith.servers import WarmPools, build_face_server, load_servers
+from plansmith.mcp import FaceService, build_face_server
+from plansmith.servers import WarmPools, load_servers
 
 STARTS = "starts, to be kept warm"  # the line WarmPools writes to HOME/servers.log
 
