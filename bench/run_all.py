@@ -22,6 +22,7 @@ ORDER = [
     "bench_warm.py",
     "bench_corpus.py",
     "bench_dask.py",
+    "bench_matcher.py",
     "chaos.py",
 ]
 

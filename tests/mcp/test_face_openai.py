@@ -77,7 +77,7 @@ async def test_the_endpoint_translates_a_request_in_one_call_for_any_plan_length
     assert not result.is_error
     assert plan["translation"] == {
         "source": "openai", "request": "index all the documents", "goal": goal, "tasks": [],
-        "llm_calls": 1, "chosen": None, "candidates": [],
+        "llm_calls": 1, "chosen": None, "candidates": [], "reason": "", "unknown": [],
     }  # fmt: skip
     assert len(plan["steps"]) == 2 * n
     assert len(seen) == 1

@@ -130,12 +130,18 @@ async def test_unsure_offline_request_answers_with_candidates_and_no_plan(
     async with _client(fh.make_service(tmp_path, url=counter_url)) as client:
         vague = await fh.call(client, "make_plan", {"domain": "docs", "request": "do d1"})
         nothing = await fh.call(client, "make_plan", {"domain": "docs", "request": "searchable"})
+        pizza = await fh.call(client, "make_plan", {"domain": "docs", "request": "order a pizza"})
     assert vague["status"] == "needs_choice"
+    assert vague["translation"]["reason"]
     assert vague["plan_hash"] is None
     assert [c.split(":")[0] for c in vague["translation"]["candidates"]] == [
         "searchable", "summarised"
     ]  # fmt: skip
     assert nothing["status"] == "needs_choice"  # which document is not said
+    assert nothing["translation"]["reason"]
+    assert pizza["status"] == "needs_choice"
+    assert pizza["translation"]["candidates"] == []  # nothing in the domain fits
+    assert pizza["translation"]["reason"]
 
 
 @pytest.mark.parametrize(

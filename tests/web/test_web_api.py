@@ -253,6 +253,33 @@ async def test_cancel_of_a_run_awaiting_approval_ends_it(client: httpx.AsyncClie
     assert approve.status_code == 409
 
 
+async def test_cancel_of_a_finished_run_is_a_409_that_changes_nothing(
+    client: httpx.AsyncClient,
+) -> None:
+    run = (await client.post("/api/runs", json={"domain": "docs", "problem": "problem-2"})).json()
+    run_id = run["run_id"]
+    approved = await client.post(
+        f"/api/runs/{run_id}/approve", json={"plan_hash": run["plan_hash"]}
+    )
+    assert approved.status_code == 202
+    assert (await _finish(client, run_id))[-1]["state"] == "succeeded"
+    before = (await client.get(f"/api/runs/{run_id}")).json()
+
+    for body in ({"reason": "too late"}, {}):
+        response = await client.post(f"/api/runs/{run_id}/cancel", json=body)
+        assert response.status_code == 409, response.text
+        assert response.headers["content-type"].startswith("application/json")
+        error = response.json()["error"]
+        assert error["type"] == "ExecutionError"
+        assert error["message"] == (
+            f"run {run_id} has finished (succeeded): it cannot be cancelled"
+        )
+        assert f"/api/runs/{run_id}/report" in error["hint"]
+    after = (await client.get(f"/api/runs/{run_id}")).json()
+    assert after["status"] == "succeeded"
+    assert after["last_seq"] == before["last_seq"]  # nothing was recorded
+
+
 async def test_token_is_required_as_bearer_or_query_when_set(tmp_path: Path) -> None:
     app = create_app(settings(tmp_path, token="s3cret"))
     async with await _client(app) as client:

@@ -1,7 +1,8 @@
 """End to end in Debian's headless chromium (Playwright, no browser download): open the
 plan page, approve, and watch every step turn done over SSE while a real plan runs on
 the counter MCP server; then the colours of a step that fails once and is retried, and
-of a failed step whose rest of the plan is replanned. Screenshots go to
+of a failed step whose rest of the plan is replanned; the Cancel button only while the
+run is live, gone as the page learns it finished. Screenshots go to
 tests/web/artifacts/ (gitignored). Skipped when /usr/bin/chromium or Playwright is
 missing (.ci/run installs both).
 """
@@ -11,8 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx
 from _browser import ARTIFACTS, browser_context, browser_page, needs_chromium
-from _web_helpers import DOMAIN, ServerThread, sleepy_bindings, write_domains
+from _web_helpers import (
+    DOMAIN,
+    SLOW_BINDINGS,
+    ServerThread,
+    sleepy_bindings,
+    write_domains,
+)
 
 from plansmith.web import WebSettings, create_app
 
@@ -283,3 +291,93 @@ def test_cancel_on_the_run_page_turns_the_steps_in_flight_cancelled_live(
         page.wait_for_selector("body[data-status='cancelled']", timeout=30_000)
         assert page.locator("svg [data-state='cancelled']").count() == 2
         page.screenshot(path=str(ARTIFACTS / "run-cancelled.png"))
+
+
+# The Cancel button as the page shows it: present (not hidden) and enabled, or not.
+CANCEL_STATE = """() => { const b = document.getElementById('cancel');
+  return { shown: !b.hidden && getComputedStyle(b).display !== 'none', enabled: !b.disabled }; }"""
+LIVE, GONE = {"shown": True, "enabled": True}, {"shown": False, "enabled": False}
+#: set on the page's window: still there after the run ended, so the page was not reloaded
+MARK = "() => { window.__notReloaded = true; }"
+
+
+def _create(url: str) -> dict[str, Any]:
+    created = httpx.post(
+        url + "/api/runs", json={"domain": "docs", "problem": "problem-1"}, timeout=60
+    )
+    assert created.status_code == 201, created.text
+    return dict(created.json())
+
+
+def _approve(url: str, run: dict[str, Any]) -> None:
+    approved = httpx.post(
+        f"{url}/api/runs/{run['run_id']}/approve", json={"plan_hash": run["plan_hash"]}, timeout=30
+    )
+    assert approved.status_code == 202, approved.text
+
+
+def _live_run_page(page: Any, url: str, run: dict[str, Any]) -> None:
+    """Open the run page of ``run`` (awaiting approval: Cancel is there), approve it, and
+    wait until a step runs, listened to over SSE; Cancel is there and enabled."""
+    page.goto(f"{url}/runs/{run['run_id']}")
+    page.wait_for_function(
+        "() => document.getElementById('status-line').textContent === 'live'", timeout=30_000
+    )
+    assert page.locator("body").get_attribute("data-status") == "awaiting approval"
+    assert page.evaluate(CANCEL_STATE) == LIVE
+    _approve(url, run)
+    page.wait_for_selector("svg [data-state='running']", timeout=60_000)
+    assert page.locator("body").get_attribute("data-status") == "running"
+    assert page.evaluate(CANCEL_STATE) == LIVE
+    assert page.get_by_role("button", name="Cancel").is_enabled()
+    page.evaluate(MARK)
+
+
+def test_the_cancel_button_is_there_while_the_run_is_live_and_gone_once_it_succeeded(
+    tmp_path: Path, browser_page: Any
+) -> None:
+    page = browser_page
+    root = write_domains(tmp_path, sizes=(1,), bindings=sleepy_bindings(1.5))
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    with ServerThread(app) as server:
+        run = _create(server.url)
+        _live_run_page(page, server.url, run)
+        # the run ends on its own; the page learns it from RunFinished, not a reload
+        page.wait_for_selector("#cancel", state="hidden", timeout=60_000)
+        assert page.locator("body").get_attribute("data-status") == "succeeded"
+        assert page.evaluate("() => window.__notReloaded") is True
+        assert page.evaluate(CANCEL_STATE) == GONE
+        assert page.get_by_role("button", name="Cancel").count() == 0  # not offered at all
+        page.screenshot(path=str(ARTIFACTS / "run-finished-no-cancel.png"))
+
+        page.reload()  # the finished run's page, as it is drawn from the API
+        page.wait_for_selector("body[data-status='succeeded']", timeout=30_000)
+        assert page.evaluate(CANCEL_STATE) == GONE
+        assert page.locator("body").get_attribute("data-cancellable") == "false"
+        # and the server refuses it all the same
+        answer = httpx.post(f"{server.url}/api/runs/{run['run_id']}/cancel", json={}, timeout=30)
+        assert answer.status_code == 409
+        assert answer.json()["error"]["type"] == "ExecutionError"
+    assert (ARTIFACTS / "run-finished-no-cancel.png").stat().st_size > 10_000
+
+
+def test_the_cancel_button_goes_when_the_run_is_cancelled_elsewhere(
+    tmp_path: Path, browser_page: Any
+) -> None:
+    page = browser_page
+    root = write_domains(tmp_path, sizes=(1,), bindings=SLOW_BINDINGS)  # a step of 60 s
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    with ServerThread(app) as server:
+        run = _create(server.url)
+        _live_run_page(page, server.url, run)
+        cancelled = httpx.post(
+            f"{server.url}/api/runs/{run['run_id']}/cancel",
+            json={"reason": "elsewhere"},
+            timeout=60,
+        )
+        assert cancelled.status_code == 202, cancelled.text
+        page.wait_for_selector("#cancel", state="hidden", timeout=30_000)
+        assert page.locator("body").get_attribute("data-status") == "cancelled"
+        assert page.evaluate("() => window.__notReloaded") is True
+        assert page.evaluate(CANCEL_STATE) == GONE
+        page.screenshot(path=str(ARTIFACTS / "run-cancelled-elsewhere.png"))

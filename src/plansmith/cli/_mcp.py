@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +24,7 @@ from plansmith.cli._engine_options import (
     shares_log,
 )
 from plansmith.cli._listen import listen, url_of
+from plansmith.cli._mcp_hosts import absolute, absolute_source, host_config
 from plansmith.errors import InputError, Location
 
 __all__: list[str] = []
@@ -96,6 +98,57 @@ def _config(path: Path | None) -> dict[str, Any]:
     return data
 
 
+def _stdio_args(
+    transport: str,
+    *,
+    home: Path,
+    domains: list[Path] | None,
+    config: Path | None,
+    max_runs: int | None,
+    share_runs: bool,
+    research_source: list[str] | None,
+    detach_runs: bool,
+    log: str | None,
+    executor: str,
+    scheduler: str | None,
+    lease_ttl: float,
+    server_idle: float,
+) -> list[str]:
+    """The arguments (from ``mcp`` on) that start this server over stdio with the options
+    given: its paths made absolute (a host starts it from a folder of its choosing), the
+    home always named, the options left at their defaults left out."""
+    if transport != "stdio":
+        raise InputError(
+            "--print-config writes a host's stdio entry, not one for --transport http",
+            hint="drop --transport http; for HTTP, point the host at the URL that "
+            "`plansmith mcp --transport http` prints",
+        )
+    args = ["mcp", "--transport", "stdio", "--home", absolute(home)]
+    for folder in domains or ():
+        args += ["--domains", absolute(folder)]
+    if config is not None:  # its own paths are relative to it: they stay right
+        args += ["--config", absolute(config)]
+    if max_runs is not None:
+        args += ["--max-runs", str(max_runs)]
+    if share_runs:
+        args.append("--share-runs")
+    for spec in research_source or ():
+        args += ["--research-source", absolute_source(spec)]
+    if detach_runs:
+        args.append("--detach-runs")
+    if log is not None:  # a SQLite file, or a PostgreSQL URL as it is
+        args += ["--log", log if shares_log(log) else absolute(log)]
+    if executor != "local":
+        args += ["--executor", executor]
+    if scheduler is not None:
+        args += ["--scheduler", scheduler]
+    if lease_ttl != 30.0:
+        args += ["--lease-ttl", str(lease_ttl)]
+    if server_idle != 300.0:
+        args += ["--server-idle", str(server_idle)]
+    return args
+
+
 @app.command("mcp")
 @guarded
 def mcp_command(
@@ -148,12 +201,39 @@ def mcp_command(
     scheduler: SchedulerOpt = None,
     lease_ttl: LeaseTtlOpt = 30.0,
     server_idle: ServerIdleOpt = 300.0,
+    print_config: Annotated[
+        str | None,
+        typer.Option(
+            "--print-config",
+            metavar="HOST",
+            help="Print the JSON that adds this server, with the options given here, to "
+            "HOST's config (claude, vscode or cursor), and exit without serving.",
+        ),
+    ] = None,
 ) -> None:
     """Serve plansmith over MCP: list_domains, make_plan (goal, tasks or a request in
     natural language), approve_plan, start_run, get_run_status, get_run_report; with
     --research-source, also start_research, get_research_status, get_research_report."""
     if transport not in ("stdio", "http"):
         raise InputError(f"unknown transport {transport!r}", hint="use --transport stdio or http")
+    if print_config is not None:  # what a host needs to start this command: no serving
+        args = _stdio_args(
+            transport,
+            home=home,
+            domains=domains,
+            config=config,
+            max_runs=max_runs,
+            share_runs=share_runs,
+            research_source=research_source,
+            detach_runs=detach_runs,
+            log=log,
+            executor=executor,
+            scheduler=scheduler,
+            lease_ttl=lease_ttl,
+            server_idle=server_idle,
+        )
+        typer.echo(json.dumps(host_config(print_config, args), indent=2))
+        return
     from plansmith.domains.folders import load_folders, shipped_domain_dirs
     from plansmith.domains.research.desk import (
         ResearchService,

@@ -25,6 +25,7 @@ from mcp.types import CreateMessageResult, SamplingMessage, TextContent
 
 from plansmith.domains.code.desk import DraftRequest, PatchDesk, PatchDraft
 from plansmith.errors import InputError, Location, PlansmithError
+from plansmith.mcp._hints import acts
 from plansmith.mcp._llm import MAX_LLM_CALLS
 from plansmith.mcp._openai import OpenAIConfig, chat
 from plansmith.mcp._owner import Owners, tool_error
@@ -154,7 +155,7 @@ def add_patch_tools(
             )
         )
 
-    @server.tool()
+    @server.tool(**acts("Draft a patch", destructive=False, idempotent=False, open_world=True))
     async def draft_patch(  # noqa: PLR0917 - the SDK passes arguments by keyword
         run_id: str,
         ctx: Context,

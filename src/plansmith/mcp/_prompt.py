@@ -11,8 +11,8 @@ def plan_and_run_prompt(request: str, domain: str = "") -> str:
     return (
         f"Use plansmith to do this job {where}: {request}\n\n"
         "1. Call make_plan with domain and request (or a structured goal). If its status is "
-        "needs_choice, show the candidates to the user and call make_plan again with the "
-        "chosen goal.\n"
+        "needs_choice, show the user its reason and the candidates (there may be none when the "
+        "request is outside the domain) and call make_plan again with the chosen goal.\n"
         "2. Show the user the steps and the Mermaid DAG, the tiers that need approval and the "
         "binding check. If needs_approval is true, ask the user; when they agree, call "
         "approve_plan with the plan_hash.\n"

@@ -16,6 +16,7 @@ from plansmith.domains.research.desk import (
     ResearchStatus,
 )
 from plansmith.errors import PlansmithError
+from plansmith.mcp._hints import acts, reads
 from plansmith.mcp._owner import Owners, tool_error
 
 __all__ = ["add_research_tools"]
@@ -31,7 +32,7 @@ def add_research_tools(
     def owner_of(ctx: Context) -> str:
         return who.owner(ctx.headers, ctx.protocol_version)
 
-    @server.tool()
+    @server.tool(**acts("Start research", destructive=False, idempotent=False, open_world=False))
     async def start_research(  # noqa: PLR0917 - the SDK passes arguments by keyword
         question: str,
         ctx: Context,
@@ -59,7 +60,7 @@ def add_research_tools(
         except PlansmithError as error:
             raise tool_error(error) from None
 
-    @server.tool()
+    @server.tool(**reads("Research status"))
     async def get_research_status(run_id: str, ctx: Context) -> ResearchStatus:
         """State, plan steps done, searches and seconds used, coverage limited or not."""
         try:
@@ -67,7 +68,7 @@ def add_research_tools(
         except PlansmithError as error:
             raise tool_error(error) from None
 
-    @server.tool()
+    @server.tool(**reads("Research report"))
     async def get_research_report(
         run_id: str, ctx: Context, include_trace: bool = True
     ) -> ResearchReport:

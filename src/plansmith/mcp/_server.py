@@ -22,6 +22,7 @@ from mcp.types import CreateMessageResult
 
 from plansmith.domains.research.desk import ResearchService
 from plansmith.errors import InputError, PlansmithError
+from plansmith.mcp._hints import acts, reads
 from plansmith.mcp._llm import repair_prompt, translation_prompt
 from plansmith.mcp._openai import OpenAIConfig, openai_config
 from plansmith.mcp._owner import Owners, tool_error
@@ -186,17 +187,17 @@ def build_face_server(
             hint="rephrase the request, or pass goal=[...] yourself",
         )
 
-    @server.tool()
+    @server.tool(**reads("List domains"))
     async def list_domains() -> DomainList:
         """The domains plansmith serves, with their named goals and required servers."""
         return await _guard(lambda: _now(service.list_domains()))
 
-    @server.tool()
+    @server.tool(**reads("Describe a domain"))
     async def describe_domain(name: str) -> DomainInfo:
         """A domain's actions (with tools and tiers), tasks, named goals, objects and servers."""
         return await _guard(lambda: _now(service.describe_domain(name)))
 
-    @server.tool()
+    @server.tool(**acts("Make a plan", destructive=False, idempotent=False, open_world=True))
     async def make_plan(  # noqa: PLR0917 - the SDK passes arguments by keyword
         domain: str,
         ctx: Context,
@@ -239,37 +240,37 @@ def build_face_server(
 
         return await _guard(work)
 
-    @server.tool()
+    @server.tool(**acts("Approve a plan", destructive=False, idempotent=True, open_world=False))
     async def approve_plan(plan_hash: str, ctx: Context) -> ApprovalResult:
         """Approve a plan by its hash (needed before a plan with write/execute steps runs)."""
         return await _guard(lambda: _now(service.approve_plan(plan_hash, owner=label(ctx))))
 
-    @server.tool()
+    @server.tool(**acts("Start a run", destructive=True, idempotent=True, open_world=True))
     async def start_run(plan_hash: str, ctx: Context) -> RunHandle:
         """Start running an approved plan; returns a run id at once (poll get_run_status)."""
         return await _guard(lambda: service.start_run(plan_hash, owner=owner(ctx)))
 
-    @server.tool()
+    @server.tool(**reads("Run status"))
     async def get_run_status(run_id: str, ctx: Context) -> RunStatus:
         """State, steps done of total, percent, steps in flight, failures and replans."""
         return await _guard(lambda: _now(service.get_run_status(run_id, owner=owner(ctx))))
 
-    @server.tool()
+    @server.tool(**reads("Run report"))
     async def get_run_report(run_id: str, ctx: Context) -> RunReport:
         """The run's report, as Markdown and as JSON."""
         return await _guard(lambda: _now(service.get_run_report(run_id, owner=owner(ctx))))
 
-    @server.tool()
+    @server.tool(**acts("Cancel a run", destructive=True, idempotent=True, open_world=False))
     async def cancel_run(run_id: str, ctx: Context) -> RunStatus:
         """Cancel a run of this session."""
         return await _guard(lambda: service.cancel_run(run_id, owner=owner(ctx)))
 
-    @server.tool()
+    @server.tool(**reads("List runs"))
     async def list_runs(ctx: Context) -> RunList:
         """This session's runs, newest first."""
         return await _guard(lambda: _now(service.list_runs(owner=owner(ctx))))
 
-    @server.tool()
+    @server.tool(**acts("Open a session", destructive=False, idempotent=False, open_world=False))
     async def open_session() -> SessionInfo:
         """A new session for HTTP clients: send `session` as the X-Plansmith-Session
         header on every later request; the runs you start then are yours alone."""

@@ -191,9 +191,18 @@ class FaceService:
         folder = self._folder(domain)
         if translation is None and request is not None and not goal and not tasks:
             match = match_goal(folder.domain, request, objects_of(folder, objects))
-            names = tuple(f"{c.name}: {c.description}" for c in match.candidates)
+            names = tuple(
+                f"{c.name}: {c.description}" + (f" -- {c.reason}" if c.reason else "")
+                for c in match.candidates
+            )
             translation = Translation(
-                "offline", request, match.goal, chosen=match.chosen, candidates=names
+                "offline",
+                request,
+                match.goal,
+                chosen=match.chosen,
+                candidates=names,
+                reason=match.reason,
+                unknown=match.unknown,
             )
             if not match.sure:
                 return PlanResult("needs_choice", domain, translation)

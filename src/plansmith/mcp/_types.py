@@ -94,7 +94,11 @@ class BindingCheck:
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
 class Translation:
-    """Where the goal came from: ``structured``, ``offline``, ``sampling`` or ``openai``."""
+    """Where the goal came from: ``structured``, ``offline``, ``sampling`` or ``openai``.
+
+    For ``needs_choice``, ``reason`` says why the translator was not sure, ``candidates``
+    are ``name: description`` with each one's own reason after `` -- ``, and ``unknown``
+    lists the request's words taken for objects the domain does not have."""
 
     source: str
     request: str | None = None
@@ -103,6 +107,8 @@ class Translation:
     llm_calls: int = 0
     chosen: str | None = None
     candidates: tuple[str, ...] = ()
+    reason: str = ""
+    unknown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema

@@ -210,13 +210,21 @@ class Controller:
     async def cancel(self, run_id: str, reason: str = "cancelled from the web") -> None:
         """Stop ``run_id`` through the engine (wherever it is: running, starting, or
         awaiting approval)."""
-        view = self.view(run_id).view
-        if view.finished is not None:
-            raise ExecutionError(f"run {run_id} has finished ({view.finished})")
+        self._check_not_finished(run_id)
         if not await self._table().cancel(run_id, reason):
+            self._check_not_finished(run_id)  # it ended while the cancel was asked for
             raise ExecutionError(
                 f"run {run_id} could not be cancelled here: another engine drives it",
                 hint="cancel it where it runs",
+            )
+
+    def _check_not_finished(self, run_id: str) -> None:
+        """A 409 (``ExecutionError``) for a run that has ended: nothing is left to cancel."""
+        view = self.view(run_id).view
+        if view.finished is not None:
+            raise ExecutionError(
+                f"run {run_id} has finished ({view.finished}): it cannot be cancelled",
+                hint=f"see what it did in its report: GET /api/runs/{run_id}/report",
             )
 
     async def stop(self) -> None:

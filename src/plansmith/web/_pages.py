@@ -39,7 +39,7 @@ _RUN_BODY = (
     '<span id="state" class="badge" role="status" aria-live="polite"></span>'
     '<span id="summary"></span><span class="grow"></span>'
     '<a id="plan-link">plan</a><a id="report-link">report</a>'
-    '<button id="cancel" class="danger" disabled>Cancel</button></section>'
+    '<button id="cancel" class="danger" hidden disabled>Cancel</button></section>'
     '<div class="progress" id="progress" role="progressbar" aria-label="steps done"'
     ' aria-valuemin="0" aria-valuenow="0" aria-valuemax="0">'
     '<div id="bar"></div><span id="bar-label"></span></div>'

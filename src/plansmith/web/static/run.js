@@ -25,14 +25,25 @@
     return run.last_seq;
   }
 
+  // The statuses (web_status in _views.py, and the run view's own) of a run that has not
+  // ended: cancelling it means something. Once it ended (succeeded, failed, cancelled)
+  // the Cancel button is hidden and disabled, as soon as the page learns it (RunFinished).
+  const CANCELLABLE = ["created", "planned", "awaiting approval", "approved", "running",
+                       "interrupted"];
+  let cancelling = false;  // a cancel request is in flight: the button stays disabled
+
   function setStatus(status, reason) {
     run.status = status;
     document.body.dataset.status = status;
     const badge = $("state");
     badge.textContent = status;
     badge.className = "badge " + status.split(" ")[0];
-    $("cancel").disabled = !(status === "running" || status === "awaiting approval" ||
-                             status === "interrupted" || status === "created");
+    const cancellable = CANCELLABLE.includes(status);
+    const cancel = $("cancel");
+    cancel.hidden = !cancellable;
+    cancel.disabled = !cancellable || cancelling;
+    document.body.dataset.cancellable = String(cancellable);
+    if (!cancellable && source) { source.close(); source = null; }  // nothing more will come
     if (reason) PS.message(reason, status === "succeeded");
     if (status === "running" && ticker === null) ticker = setInterval(refresh, 250);
     if (status !== "running" && ticker !== null) { clearInterval(ticker); ticker = null; }
@@ -168,11 +179,14 @@
     PS.message(error.message);
   }
   $("cancel").addEventListener("click", async () => {
+    cancelling = true;
     $("cancel").disabled = true;
     try {
       await PS.api(`/api/runs/${runId}/cancel`, { method: "POST", body: {} });
     } catch (error) {
       PS.message(error.message);
+      cancelling = false;
+      if (run) setStatus(run.status, null);  // still live (e.g. another engine drives it)
     }
   });
 })();
