@@ -59,7 +59,15 @@ async def test_list_and_describe_show_goals_tools_and_servers(
         text = (await client.read_resource("plansmith://domains/docs")).contents[0].text
     names = [d["name"] for d in domains["domains"]]
     assert names[0] == "docs"
-    assert "doc-pipeline" in names  # the shipped examples are served too
+    assert {"bio", "code", "pcr", "research"} <= set(names)  # the shipped catalog too
+    assert "doc-pipeline" not in names  # a plan-only example is not in the catalog
+    by_name = {d["name"]: d for d in domains["domains"]}
+    assert by_name["docs"]["ready"] is True
+    assert by_name["docs"]["reason"] == ""
+    research = by_name["research"]  # its servers come from --research-source
+    assert not research["ready"]
+    assert "no servers.json" in research["reason"]
+    assert "--research-source" in research["fix"]
     assert info["servers"] == ["counter"]
     tools = {a["name"]: a["tool"] for a in info["actions"]}
     assert tools == {"summarise": "work", "index": "echo", "archive": "sleep"}
@@ -171,6 +179,20 @@ async def test_htn_tasks_plan_too(counter_url: str, tmp_path: Path) -> None:
     assert [s["action"] for s in plan["steps"]] == ["summarise", "index"]
 
 
+async def test_a_domain_without_servers_plans_and_says_why_it_cannot_run_and_the_fix(
+    counter_url: str, tmp_path: Path
+) -> None:
+    service = fh.make_service(tmp_path, url=counter_url)
+    (tmp_path / "domains" / "docs" / "servers.json").unlink()
+    async with _client(service) as client:
+        plan = await fh.call(client, "make_plan", {"domain": "docs", "goal": ["indexed(d1)"]})
+    assert plan["status"] == "planned"
+    assert plan["run_id"] is None
+    (why,) = plan["binding"]["problems"]
+    assert why.startswith("the domain cannot run here: plans only: the folder has no servers.json")
+    assert "docs/bindings.md" in why
+
+
 async def test_a_missing_server_shows_in_the_binding_check_and_refuses_the_run(
     counter_url: str,
     tmp_path: Path,
@@ -185,6 +207,10 @@ async def test_a_missing_server_shows_in_the_binding_check_and_refuses_the_run(
         text = await fh.error_text(client, "start_run", {"plan_hash": plan["plan_hash"]})
     assert plan["binding"]["ok"] is False
     assert "ServerStartError" in plan["binding"]["problems"][0]
+    assert plan["binding"]["problems"][1].startswith(  # and why, by the catalog's rule
+        "the domain cannot run here: server 'counter': the command "
+    )
+    assert "give its full path" in plan["binding"]["problems"][1]
     assert refused.startswith("Error executing tool approve_plan: ServerStartError: ")
     assert text.startswith("Error executing tool start_run: ServerStartError: ")
     assert "hint:" in text

@@ -13,7 +13,7 @@ import pytest
 from _web_helpers import SLOW_BINDINGS, ServerThread, settings, sse_events, write_domains
 
 from _shared_servers import INDEX, SUMMARISE, action, binding, docs_domain
-from plansmith.domains.folders import shipped_domain_dirs
+from plansmith.domains.folders import GTPYHOP_READINESS, shipped_domain_dirs
 from plansmith.web import WebSettings, create_app
 
 pytestmark = pytest.mark.anyio
@@ -56,6 +56,7 @@ async def test_domains_lists_each_folder_with_its_problems(client: httpx.AsyncCl
             "problems": ["problem-2", "problem-3"],
             "runnable": True,
             "kind": "file",
+            "readiness": {"ready": True, "reason": "", "fix": "", "notes": []},
         }
     ]
 
@@ -373,10 +374,16 @@ async def test_an_app_over_an_existing_engine_uses_its_run_log(tmp_path: Path) -
     async with await _client(app) as client:
         domains = (await client.get("/api/domains")).json()  # no --domains: the shipped ones
         assert [d["name"] for d in domains] == [p.name for p in shipped_domain_dirs()]
-        assert {"doc-pipeline", "lab-prep"} <= {d["name"] for d in domains}
-        plan = await client.post("/api/plan", json={"domain": "lab-prep", "problem": "problem"})
+        assert "doc-pipeline" not in {d["name"] for d in domains}  # plan-only: not offered
+        for d in domains:  # a domain that cannot run here says why and what fixes it
+            assert d["runnable"] == d["readiness"]["ready"]
+            assert d["runnable"] or (d["readiness"]["reason"] and d["readiness"]["fix"])
+        plan = await client.post("/api/plan", json={"domain": "code", "problem": "problem"})
         assert plan.status_code == 200
         assert plan.json()["steps"] > 0
+        assert (
+            plan.json()["readiness"] == next(d for d in domains if d["name"] == "code")["readiness"]
+        )
         runs = (await client.get("/api/runs")).json()
         assert [(r["run_id"], r["status"]) for r in runs] == [("r-old", "created")]
     await app.state.controller.aclose()
@@ -433,6 +440,7 @@ async def test_a_gtpyhop_folder_is_a_domain_whose_plans_show_but_do_not_run(
             "problems": ["small", "big"],
             "runnable": False,
             "kind": "gtpyhop",
+            "readiness": GTPYHOP_READINESS.to_dict(),
         }
         assert domains["broken"]["problems"] == []  # its code fails: listed, nothing to plan
         assert domains["docs"]["kind"] == "file"

@@ -381,3 +381,28 @@ def test_the_cancel_button_goes_when_the_run_is_cancelled_elsewhere(
         assert page.evaluate("() => window.__notReloaded") is True
         assert page.evaluate(CANCEL_STATE) == GONE
         page.screenshot(path=str(ARTIFACTS / "run-cancelled-elsewhere.png"))
+
+
+def test_the_index_says_why_a_domain_cannot_run_here_and_what_fixes_it(
+    tmp_path: Path, browser_page: Any
+) -> None:
+    root = write_domains(tmp_path, sizes=(1,))
+    plain = root / "plain"
+    plain.mkdir()
+    (plain / "domain.yaml").write_text((root / "docs" / "domain.yaml").read_text())
+    (plain / "problem.yaml").write_text((root / "docs" / "problem-1.yaml").read_text())
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    page = browser_page
+    with ServerThread(app) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector(".domain")
+        cards = {c.locator("h2").text_content(): c for c in page.locator(".domain").all()}
+        assert cards["docs"].locator(".not-ready").count() == 0
+        assert cards["docs"].get_by_role("button", name="create run").is_enabled()
+        plain_card = cards["plain"]
+        assert plain_card.locator(".not-ready").inner_text() == (
+            "cannot run here: plans only: the folder has no servers.json and bindings.yaml"
+        )
+        assert "docs/bindings.md" in plain_card.locator(".fix").inner_text()
+        assert plain_card.get_by_role("button", name="create run").is_disabled()
+        page.screenshot(path=str(ARTIFACTS / "index-readiness.png"))

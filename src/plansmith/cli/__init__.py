@@ -27,6 +27,7 @@ COMMAND_MODULES = {
     "explain": "_plan",
     "demo": "_demo",
     "check": "_check",
+    "domains": "_domains",
     "run": "_run",
     "resume": "_run",
     "replay": "_run",

@@ -1,22 +1,49 @@
 """Domain folders: ``domain.yaml`` plus, optionally, ``problem.yaml`` (default objects
-and initial state), ``bindings.yaml`` and ``servers.json`` (what running needs)."""
+and initial state), ``bindings.yaml`` and ``servers.json`` (what running needs).
+
+The shipped catalog (``shipped_domain_dirs``) is the domains that run: bio, code,
+research, the lab's PCR domain and the notes-to-git example. The plan-only examples
+(doc-pipeline, lab-prep) are not in it: ``plansmith plan`` plans them from their folders.
+Each folder says whether it can run here (``readiness``): if not, why and what fixes it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
 
 from plansmith.binding import Bindings, load_bindings
+from plansmith.domains._readiness import GTPYHOP_READINESS, Readiness, readiness_of
 from plansmith.errors import InputError, Location
 from plansmith.formats import load_domain, load_problem, parse_problem
 from plansmith.model import Domain, Problem, TypedName
 
-__all__ = ["DomainFolder", "load_folders", "shipped_domain_dirs", "problem_of", "objects_of"]
+__all__ = [
+    "DomainFolder",
+    "load_folders",
+    "shipped_domain_dirs",
+    "problem_of",
+    "objects_of",
+    "Readiness",
+    "readiness_of",
+    "GTPYHOP_READINESS",
+]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
+
+NOT_CHECKED = Readiness(False, "not checked", "load the folder with load_folders")
+
+#: the shipped domains that run, in the catalog's order (folders under the package)
+_SHIPPED = (
+    "domains/bio",
+    "domains/code",
+    "domains/lab/pcr",
+    "domains/research",
+    "examples/notes-to-git",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +53,7 @@ class DomainFolder:
     domain: Domain
     problem: Problem | None = None
     bindings: Bindings | None = None
+    readiness: Readiness = NOT_CHECKED
 
     @property
     def domain_file(self) -> Path:
@@ -41,16 +69,18 @@ class DomainFolder:
 
     @property
     def runnable(self) -> bool:
-        return self.bindings is not None and self.servers_file.is_file()
+        return self.readiness.ready
+
+    def check_readiness(self) -> Readiness:
+        """Whether the folder runs here now (``readiness`` is as it was when loaded)."""
+        servers = self.servers_file
+        bindings = self.bindings_file if self.bindings is not None else None
+        return readiness_of(self.name, servers if servers.is_file() else None, bindings)
 
 
 def shipped_domain_dirs() -> list[Path]:
-    """The folders plansmith ships with a ``domain.yaml``: examples, then domains."""
-    found: list[Path] = []
-    for parent in (_PACKAGE / "examples", _PACKAGE / "domains"):
-        if parent.is_dir():
-            found.extend(p for p in sorted(parent.iterdir()) if (p / "domain.yaml").is_file())
-    return found
+    """The shipped domain folders that run (some may not be ready here: see readiness)."""
+    return [_PACKAGE / d for d in _SHIPPED if (_PACKAGE / d / "domain.yaml").is_file()]
 
 
 def _folder(path: Path) -> DomainFolder:
@@ -59,7 +89,8 @@ def _folder(path: Path) -> DomainFolder:
     problem = load_problem(problem_file, domain) if problem_file.is_file() else None
     bindings_file = path / "bindings.yaml"
     bindings = load_bindings(bindings_file) if bindings_file.is_file() else None
-    return DomainFolder(path.name, path, domain, problem, bindings)
+    folder = DomainFolder(path.name, path, domain, problem, bindings)
+    return replace(folder, readiness=folder.check_readiness())
 
 
 def load_folders(dirs: Iterable[Path]) -> dict[str, DomainFolder]:

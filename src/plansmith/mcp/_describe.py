@@ -27,7 +27,19 @@ def _servers(folder: DomainFolder) -> tuple[str, ...]:
 def summary(folder: DomainFolder) -> DomainSummary:
     d = folder.domain
     goals = tuple(g.name for g in d.goals)
-    return DomainSummary(folder.name, d.name, len(d.actions), len(d.tasks), goals, _servers(folder))
+    r = folder.readiness
+    return DomainSummary(
+        folder.name,
+        d.name,
+        len(d.actions),
+        len(d.tasks),
+        goals,
+        _servers(folder),
+        ready=r.ready,
+        reason=r.reason,
+        fix=r.fix,
+        notes=r.notes,
+    )
 
 
 def describe(folder: DomainFolder) -> DomainInfo:

@@ -252,9 +252,10 @@ class FaceService:
     async def _make_run(
         self, folder: DomainFolder, plan: Plan, text: str, asked: dict[str, Any], owner: str
     ) -> tuple[str | None, BindingCheck]:
+        ready = folder.check_readiness()  # now: a venv may have been built since the start
+        why = f"the domain cannot run here: {ready.reason} (fix: {ready.fix})"
         if folder.bindings is None or not folder.servers_file.is_file():
-            missing = "bindings.yaml" if folder.bindings is None else "servers.json"
-            return None, BindingCheck(False, (), (f"the domain folder has no {missing}",))
+            return None, BindingCheck(False, (), (why,))
         run_id = self.engine.new_run_id()
         inputs = RunInputs(
             folder.domain_file, self._problem_file(text), folder.servers_file, folder.bindings_file
@@ -272,7 +273,8 @@ class FaceService:
             )
         except PlansmithError as error:
             recorded = self._recorded(run_id)
-            return recorded, BindingCheck(False, (), (f"{type(error).__name__}: {error}",))
+            problems = (f"{type(error).__name__}: {error}",) + (() if ready.ready else (why,))
+            return recorded, BindingCheck(False, (), problems)
         return run_id, BindingCheck(True, used)
 
     def _recorded(self, run_id: str) -> str | None:

@@ -26,12 +26,19 @@ __all__ = [
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
 class DomainSummary:
+    """``ready``: the domain runs here; if not, ``reason`` says why and ``fix`` what to run
+    or set. ``notes``: optional programs missing (the steps that need them fail)."""
+
     name: str
     domain: str
     actions: int
     tasks: int
     goals: tuple[str, ...]
     servers: tuple[str, ...]
+    ready: bool = False
+    reason: str = ""
+    fix: str = ""
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema

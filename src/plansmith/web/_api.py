@@ -65,12 +65,22 @@ class CancelRequest(BaseModel):
     reason: Annotated[str, Field(max_length=200)] = "cancelled from the web"
 
 
+class ReadinessOut(BaseModel):
+    """Whether the domain runs here; if not, why (``reason``) and what fixes it (``fix``)."""
+
+    ready: bool
+    reason: str
+    fix: str
+    notes: list[str]
+
+
 class DomainOut(BaseModel):
     name: str
     domain_file: str
     problems: list[str]
     runnable: bool
     kind: Literal["file", "gtpyhop"]
+    readiness: ReadinessOut
 
 
 class PlanOut(BaseModel):
@@ -78,6 +88,7 @@ class PlanOut(BaseModel):
     steps: int
     plan: dict[str, Any]
     runnable: bool
+    readiness: ReadinessOut
 
 
 class CheckOut(BaseModel):
@@ -135,6 +146,7 @@ async def plan(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
         "steps": len(result.steps),
         "plan": result.to_dict(),
         "runnable": ctl.entry(body.domain).runnable,
+        "readiness": ctl.entry(body.domain).readiness.to_dict(),
     }
 
 

@@ -9,6 +9,10 @@ and ``bindings.yaml`` win over the ``--servers`` and ``--bindings`` files.
 A folder with ``domain.py`` and ``problems.py`` (and no domain file) is a GTPyhop
 domain: its problems are the names of ``get_problems()`` (listed by
 :mod:`plansmith.web._gtpyhop`); it can be planned and looked at, not run.
+
+Whether a domain runs here is ``plansmith.domains.folders.readiness_of``, the rule
+``plansmith mcp`` and ``plansmith domains`` use: if not, the card says why and what
+fixes it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from plansmith.domains.folders import GTPYHOP_READINESS, Readiness, readiness_of
 from plansmith.errors import InputError
 
 __all__ = ["DomainEntry", "find_domains", "domain_entries", "find_domain", "problem_file"]
@@ -37,10 +42,11 @@ class DomainEntry:
     bindings: Path | None
     #: A GTPyhop folder (``domain.py`` + ``problems.py``): planned, never run.
     gtpyhop: bool = False
+    readiness: Readiness = GTPYHOP_READINESS
 
     @property
     def runnable(self) -> bool:
-        return not self.gtpyhop and self.servers is not None and self.bindings is not None
+        return self.readiness.ready
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -49,6 +55,7 @@ class DomainEntry:
             "problems": [name for name, _ in self.problems],
             "runnable": self.runnable,
             "kind": "gtpyhop" if self.gtpyhop else "file",
+            "readiness": self.readiness.to_dict(),
         }
 
 
@@ -82,13 +89,16 @@ def _entry(
         return _gtpyhop_entry(folder, gtpyhop)
     own_servers = folder / "servers.json"
     own_bindings = folder / "bindings.yaml"
+    servers = own_servers if own_servers.is_file() else servers
+    bindings = own_bindings if own_bindings.is_file() else bindings
     return DomainEntry(
         name=folder.name,
         folder=folder,
         domain=domain,
         problems=_problems(folder),
-        servers=own_servers if own_servers.is_file() else servers,
-        bindings=own_bindings if own_bindings.is_file() else bindings,
+        servers=servers,
+        bindings=bindings,
+        readiness=readiness_of(folder.name, servers, bindings),
     )
 
 

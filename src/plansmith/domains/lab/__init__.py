@@ -15,6 +15,7 @@ reads this package). Running plans on the simulator: ``plansmith.domains.lab.sim
 
 from pathlib import Path
 
+from plansmith.domains.lab._labenv import find_lab_python
 from plansmith.domains.lab._pcr import BATCH, CHANNELS, PIPETTES, problem_for, units_for
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "PCR_BINDINGS",
     "PCR_SERVERS",
     "SERVER_SCRIPT",
+    "find_lab_python",
 ]
 
 LAB_DIR = Path(__file__).resolve().parent

@@ -17,8 +17,10 @@
     const card = PS.el("div", { class: "domain" },
       PS.el("h2", {}, d.name), PS.el("div", { class: "mono" }, d.domain_file));
     if (!d.runnable)
-      card.append(PS.el("p", {}, d.kind === "gtpyhop" ? "GTPyhop folder: plans only"
-                                                    : "no servers.json or bindings.yaml: plans only"));
+      card.append(PS.el("p", { class: "not-ready" }, `cannot run here: ${d.readiness.reason}`),
+                  PS.el("p", { class: "fix" }, `fix: ${d.readiness.fix}`));
+    for (const note of d.readiness.notes)
+      card.append(PS.el("p", { class: "note" }, note));
     for (const p of d.problems) {
       const q = new URLSearchParams({ domain: d.name, problem: p });
       const run = PS.el("button", { class: "primary", disabled: !d.runnable,

@@ -5,7 +5,7 @@
   const body = document.body.dataset;
   const $ = (id) => document.getElementById(id);
   const t0 = performance.now();
-  let steps, plan, hash, status = null, runnable = false;
+  let steps, plan, hash, status = null, runnable = false, readiness = null;
   try {
     if (body.runId) {
       const run = await PS.api(`/api/runs/${body.runId}`);
@@ -15,7 +15,7 @@
     } else {
       const out = await PS.api("/api/plan", { method: "POST",
                                 body: { domain: body.domain, problem: body.problem } });
-      plan = out.plan; hash = out.plan_hash; runnable = out.runnable;
+      plan = out.plan; hash = out.plan_hash; runnable = out.runnable; readiness = out.readiness;
       steps = plan.steps.map((s) => Object.assign({}, s, { state: "pending" }));
       $("title").textContent = `plan: ${body.domain} / ${body.problem}`;
     }
@@ -59,7 +59,7 @@
   } else {
     $("approve").hidden = true;
     if (!runnable) {
-      PS.message("plans only: this domain cannot run from here (a GTPyhop folder, or no servers.json and bindings.yaml)", true);
+      PS.message(`cannot run here: ${readiness.reason}. Fix: ${readiness.fix}`, true);
       return;
     }
     const create = $("create");
