@@ -57,6 +57,7 @@ async def test_domains_lists_each_folder_with_its_problems(client: httpx.AsyncCl
             "runnable": True,
             "kind": "file",
             "readiness": {"ready": True, "reason": "", "fix": "", "notes": []},
+            "goals": [],
         }
     ]
 
@@ -441,6 +442,7 @@ async def test_a_gtpyhop_folder_is_a_domain_whose_plans_show_but_do_not_run(
             "runnable": False,
             "kind": "gtpyhop",
             "readiness": GTPYHOP_READINESS.to_dict(),
+            "goals": [],
         }
         assert domains["broken"]["problems"] == []  # its code fails: listed, nothing to plan
         assert domains["docs"]["kind"] == "file"

@@ -406,3 +406,39 @@ def test_the_index_says_why_a_domain_cannot_run_here_and_what_fixes_it(
         assert "docs/bindings.md" in plain_card.locator(".fix").inner_text()
         assert plain_card.get_by_role("button", name="create run").is_disabled()
         page.screenshot(path=str(ARTIFACTS / "index-readiness.png"))
+
+
+def test_a_named_goal_is_chosen_planned_and_run_from_its_form(
+    tmp_path: Path, browser_page: Any
+) -> None:
+    from test_web_goals import GOALS
+
+    from _shared_servers import docs_domain
+
+    root = write_domains(tmp_path, sizes=(3,), bindings=SLOWER)
+    (root / "docs" / "domain.yaml").write_text(docs_domain(rest=GOALS))
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    page = browser_page
+    with ServerThread(app) as server:
+        page.goto(server.url + "/")
+        form = page.locator(".goal[data-goal='both']")
+        form.wait_for()
+        form.get_by_label("both a").select_option("d2")
+        form.get_by_label("both b").select_option("d0")
+        form.get_by_role("button", name="plan docs / both").click()
+        form.locator(".goal-plan ol li").first.wait_for()
+        preview = form.locator(".goal-plan").inner_text()
+        assert "4 steps" in preview
+        assert "summarise(d2)" in preview
+        assert "(d1)" not in preview
+        page.screenshot(path=str(ARTIFACTS / "goal-form.png"))
+        form.get_by_role("button", name="create run for docs / both").click()
+        page.wait_for_url("**/runs/*/plan", timeout=60_000)
+        page.wait_for_selector("body[data-rendered='4']", timeout=30_000)
+        page.get_by_role("button", name="Approve").click()
+        page.wait_for_url("**/runs/r-*", timeout=30_000)
+        page.wait_for_function(
+            "() => { const g = [...document.querySelectorAll('svg [data-step]')];"
+            " return g.length === 4 && g.every(n => n.dataset.state === 'succeeded'); }",
+            timeout=60_000,
+        )

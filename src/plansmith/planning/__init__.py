@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from plansmith.planning._planner import plan
     from plansmith.planning._solve import SolveResult, solve
     from plansmith.planning._task import GroundTask
-    from plansmith.planning._translate import GoalCandidate, GoalMatch, match_goal
+    from plansmith.planning._translate import GoalCandidate, GoalMatch, ground_goal, match_goal
     from plansmith.planning._validate import check_plan, validate
     from plansmith.planning.heuristics import HEURISTICS
     from plansmith.planning.search import SEARCHES
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "plan",
     "match_goal",
+    "ground_goal",
     "GoalMatch",
     "GoalCandidate",
     "PlanOptions",
@@ -87,6 +88,7 @@ __getattr__ = lazy_exports(
             "GoalCandidate",
             "GoalMatch",
             "match_goal",
+            "ground_goal",
         ),
         "plansmith.planning._validate": (
             "check_plan",

@@ -89,7 +89,7 @@ from plansmith.model import (
     TypedName,
 )
 
-__all__ = ["GoalCandidate", "GoalMatch", "match_goal"]
+__all__ = ["GoalCandidate", "GoalMatch", "match_goal", "ground_goal"]
 
 
 def _set(words: str) -> frozenset[str]:
@@ -294,6 +294,11 @@ def _ground(condition: Condition, sub: dict[str, str]) -> str:
         return str(Equality(left, right, condition.positive))
     atom = Atom(condition.atom.predicate, tuple(sub.get(a, a) for a in condition.atom.args))
     return str(Literal(atom, condition.positive))
+
+
+def ground_goal(goal: NamedGoal, args: Mapping[str, str]) -> tuple[str, ...]:
+    """``goal`` with each parameter given its object in ``args`` (a form's choice)."""
+    return _expand(goal, tuple((name, (obj,)) for name, obj in args.items()))
 
 
 def _expand(goal: NamedGoal, bindings: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import AfterValidator, BaseModel, Field, WithJsonSchema
+from pydantic import AfterValidator, BaseModel, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
@@ -18,6 +18,7 @@ from plansmith.execution import bound_to_dict
 from plansmith.model import RUN_ID_MAX_LENGTH, RUN_ID_PATTERN, check_run_id
 from plansmith.web._controller import Controller
 from plansmith.web._errors import ERROR_RESPONSES
+from plansmith.web._goals import GoalChoice, goal_forms
 from plansmith.web._report import run_report
 from plansmith.web._sse import sse_stream
 
@@ -48,11 +49,28 @@ RunId = Annotated[RunIdText, Path()]
 
 
 class PlanRequest(BaseModel):
-    """A problem of a domain of the domains folder."""
+    """A problem of a domain of the domains folder, or one of its named goals with an
+    object for each parameter (the objects and init of its default problem)."""
 
     model_config = {"extra": "forbid"}
     domain: Name
-    problem: Name
+    problem: Name | None = None
+    goal: Name | None = None
+    args: Annotated[dict[Name, Name], Field(max_length=32)] = {}
+
+    @model_validator(mode="after")
+    def _one_of_problem_or_goal(self) -> PlanRequest:
+        if (self.problem is None) == (self.goal is None):
+            raise ValueError("give a problem or a goal (with args), not both and not neither")
+        if self.problem is not None and self.args:
+            raise ValueError("args go with a goal, not with a problem")
+        return self
+
+    def asked(self) -> str | GoalChoice:
+        if self.goal is not None:
+            return GoalChoice(self.goal, tuple(sorted(self.args.items())))
+        assert self.problem is not None  # the validator saw to it
+        return self.problem
 
 
 class ApproveRequest(BaseModel):
@@ -74,6 +92,20 @@ class ReadinessOut(BaseModel):
     notes: list[str]
 
 
+class GoalParameterOut(BaseModel):
+    name: str
+    type: str
+    choices: list[str]
+
+
+class GoalOut(BaseModel):
+    """A named goal: a form's fields, each with the objects that fit."""
+
+    name: str
+    description: str
+    parameters: list[GoalParameterOut]
+
+
 class DomainOut(BaseModel):
     name: str
     domain_file: str
@@ -81,6 +113,7 @@ class DomainOut(BaseModel):
     runnable: bool
     kind: Literal["file", "gtpyhop"]
     readiness: ReadinessOut
+    goals: list[GoalOut]
 
 
 class PlanOut(BaseModel):
@@ -132,15 +165,16 @@ api_router = APIRouter(
 
 @api_router.get("/domains", response_model=list[DomainOut], tags=["plans"])
 async def list_domains(ctl: Ctl) -> list[dict[str, object]]:
-    """The domains of the domains folder, with their problems."""
-    return [entry.to_dict() for entry in ctl.domains()]
+    """The domains of the domains folder, with their problems, whether each runs here,
+    and its named goals as forms."""
+    return [{**entry.to_dict(), "goals": goal_forms(entry)} for entry in ctl.domains()]
 
 
 @api_router.post("/plan", response_model=PlanOut, tags=["plans"])
 async def plan(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
     """Plan a problem (no servers are started): the plan JSON, its hash, and whether the
     domain can be run from here."""
-    result = await ctl.plan(body.domain, body.problem)
+    result = await ctl.plan(body.domain, body.asked())
     return {
         "plan_hash": result.hash,
         "steps": len(result.steps),
@@ -153,14 +187,14 @@ async def plan(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
 @api_router.post("/check", response_model=CheckOut, tags=["plans"])
 async def check(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
     """Plan, start the servers the bindings use, and bind every step (or say what fails)."""
-    result, bound = await ctl.check(body.domain, body.problem)
+    result, bound = await ctl.check(body.domain, body.asked())
     return {"plan_hash": result.hash, "steps": len(result.steps), "bound": bound_to_dict(bound)}
 
 
 @api_router.post("/runs", status_code=201, tags=["runs"])
 async def create_run(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
     """Plan, bind and record a run; it waits for approval of its plan hash."""
-    run_id = await ctl.create_run(body.domain, body.problem)
+    run_id = await ctl.create_run(body.domain, body.asked())
     return ctl.view(run_id).to_dict()
 
 

@@ -43,6 +43,7 @@ from plansmith.web._catalog import (
     find_domains,
     problem_file,
 )
+from plansmith.web._goals import GoalChoice, goal_problem_file
 from plansmith.web._settings import WebSettings
 from plansmith.web._views import RunDetail, web_status
 
@@ -96,9 +97,15 @@ class Controller:
             raise InputError(f"no domain {domain!r}", hint="list them with GET /api/domains")
         return entry
 
-    def inputs(self, domain: str, problem: str) -> RunInputs:
+    def _problem_path(self, entry: DomainEntry, problem: str | GoalChoice) -> Path:
+        """A problem file of the domain, or the one a named goal makes (in the home)."""
+        if isinstance(problem, GoalChoice):
+            return goal_problem_file(entry, problem, self.engine.home / "requests")
+        return problem_file(entry, problem)
+
+    def inputs(self, domain: str, problem: str | GoalChoice) -> RunInputs:
         entry = self.entry(domain)
-        path = problem_file(entry, problem)
+        path = self._problem_path(entry, problem)
         if entry.gtpyhop:
             raise InputError(
                 f"domain {domain!r} is a GTPyhop folder: it can be planned, not run",
@@ -111,11 +118,11 @@ class Controller:
             )
         return RunInputs(entry.domain, path, entry.servers, entry.bindings)
 
-    async def plan(self, domain: str, problem: str) -> Plan:
+    async def plan(self, domain: str, problem: str | GoalChoice) -> Plan:
         """Plan ``problem`` of ``domain`` (in a worker thread: planning is CPU work)."""
         entry = self.entry(domain)
-        path = problem_file(entry, problem)
-        if entry.gtpyhop:
+        path = self._problem_path(entry, problem)
+        if entry.gtpyhop and isinstance(problem, str):
             from plansmith.web._gtpyhop import plan_gtpyhop  # noqa: PLC0415 - see below
 
             return await anyio.to_thread.run_sync(lambda: plan_gtpyhop(entry.folder, problem))
@@ -123,7 +130,7 @@ class Controller:
             lambda: make_plan(load_problem_files(entry.domain, path))
         )
 
-    async def check(self, domain: str, problem: str) -> tuple[Plan, BoundPlan]:
+    async def check(self, domain: str, problem: str | GoalChoice) -> tuple[Plan, BoundPlan]:
         plan, bound, _ = await self.engine.check(self.inputs(domain, problem))
         return plan, bound
 
@@ -182,7 +189,7 @@ class Controller:
             "plan_hash": view.plan_hash,
         }
 
-    async def create_run(self, domain: str, problem: str) -> str:
+    async def create_run(self, domain: str, problem: str | GoalChoice) -> str:
         """Plan, bind and record a new run; return once it awaits approval (or runs)."""
         inputs = self.inputs(domain, problem)
         await self.start()
