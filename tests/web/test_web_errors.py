@@ -137,8 +137,12 @@ async def test_a_validation_error_has_the_field_path_as_its_location(
     assert error["message"].startswith("body.domain: ")
     assert "/openapi.json" in error["hint"]
     assert error["details"][0]["loc"] == ["body", "domain"]
+    unnamed = await client.post("/api/plan", json={"domain": "docs", "problem": "x", "args": {}})
+    assert _error(unnamed, 422)["type"] != "RequestValidationError"  # args may be empty
     missing = _error(await client.post("/api/plan", json={"domain": "docs"}), 422)
-    assert missing["location"] == "body.problem"
+    # neither a problem nor a goal: the whole body is at fault, and the message says which keys
+    assert missing["location"] == "body"
+    assert "give a problem or a goal" in missing["message"]
 
 
 async def test_every_other_error_carries_the_five_keys(client: httpx.AsyncClient) -> None:

@@ -11,6 +11,7 @@ Programs a server uses only where installed (BLAST+, MAFFT, FastTree for bio) ar
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -23,7 +24,7 @@ from plansmith.binding import load_bindings
 from plansmith.errors import PlansmithError
 from plansmith.servers import StdioServer, load_servers
 
-__all__ = ["Readiness", "readiness_of", "GTPYHOP_READINESS"]
+__all__ = ["Readiness", "readiness_of", "optional_notes", "GTPYHOP_READINESS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +153,24 @@ def _notes(servers: tuple[StdioServer, ...], env: Mapping[str, str]) -> tuple[st
             if _program(program, env) is None:
                 notes.append(f"{what} is not installed: the steps that need it fail")
     return tuple(dict.fromkeys(notes))
+
+
+def optional_notes(servers: Path, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The notes of the programs ``servers``' stdio servers use where installed (read
+    without expanding ``${env:...}``: only the commands matter)."""
+    env = os.environ if env is None else env
+    try:
+        document = json.loads(servers.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    entries = document.get("mcpServers", {}) if isinstance(document, dict) else {}
+    commands = [e.get("command") for e in entries.values() if isinstance(e, dict)]
+    stdio = tuple(
+        StdioServer(name, c)
+        for name, c in zip(entries, commands, strict=True)
+        if isinstance(c, str)
+    )
+    return _notes(stdio, env)
 
 
 def _missing_files(name: str, servers: Path | None, bindings: Path | None) -> Readiness:

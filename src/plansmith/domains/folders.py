@@ -16,7 +16,13 @@ from pathlib import Path
 import yaml
 
 from plansmith.binding import Bindings, load_bindings
-from plansmith.domains._readiness import GTPYHOP_READINESS, Readiness, readiness_of
+from plansmith.domains._readiness import (
+    GTPYHOP_READINESS,
+    Readiness,
+    optional_notes,
+    readiness_of,
+)
+from plansmith.domains.requests import request_inputs
 from plansmith.errors import InputError, Location
 from plansmith.formats import load_domain, load_problem, parse_problem
 from plansmith.model import Domain, Problem, TypedName
@@ -72,9 +78,17 @@ class DomainFolder:
         return self.readiness.ready
 
     def check_readiness(self) -> Readiness:
-        """Whether the folder runs here now (``readiness`` is as it was when loaded)."""
+        """Whether the folder runs here now (``readiness`` is as it was when loaded).
+
+        A domain that takes inputs (bio) makes its servers per request from them: it is
+        ready when it has bindings, with a note of what a request must name."""
         servers = self.servers_file
         bindings = self.bindings_file if self.bindings is not None else None
+        maker = request_inputs(self.path)
+        if maker is not None and bindings is not None and servers.is_file():
+            names = ", ".join(f"{i.name} ({i.description})" for i in maker.inputs)
+            takes = f"a request names its input files: {names}"
+            return Readiness(True, notes=(takes, *optional_notes(servers)))
         return readiness_of(self.name, servers if servers.is_file() else None, bindings)
 
 

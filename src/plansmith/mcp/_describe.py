@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from plansmith.domains.folders import DomainFolder
+from plansmith.domains.requests import request_inputs
 from plansmith.mcp._types import (
     ActionInfo,
     BindingCheck,
     DomainInfo,
     DomainSummary,
     GoalInfo,
+    InputInfo,
     PlanResult,
     StepInfo,
     Translation,
@@ -78,7 +80,15 @@ def describe(folder: DomainFolder) -> DomainInfo:
         init,
         _servers(folder),
         folder.bindings is not None,
+        _inputs(folder),
     )
+
+
+def _inputs(folder: DomainFolder) -> tuple[InputInfo, ...]:
+    maker = request_inputs(folder.path)
+    if maker is None:
+        return ()
+    return tuple(InputInfo(i.name, i.description, i.formats, i.needed_by) for i in maker.inputs)
 
 
 def plan_result(

@@ -208,12 +208,16 @@ def build_face_server(
         request: str | None = None,
         objects: dict[str, str] | None = None,
         init: list[str] | None = None,
+        inputs: dict[str, str] | None = None,
         translator: Translator = "auto",
     ) -> PlanResult:
         """Plan for a goal (["pred(obj)", ...]), HTN tasks, or a natural-language request.
 
-        Returns the plan hash, steps, Mermaid DAG, tiers needing approval and a binding
-        check against the live servers; or, when the request is ambiguous, the candidates.
+        ``inputs`` names the files a domain takes (describe_domain lists them, e.g. bio:
+        {"gene": "data/gene.fasta", "family": "family.fasta"}); a request may name them
+        instead ("GC and ORF summary of data/gene.fasta"). Returns the plan hash, steps,
+        Mermaid DAG, tiers needing approval and a binding check against the live servers;
+        or, when the request is ambiguous, the candidates and why.
         """
 
         async def work() -> PlanResult:
@@ -229,9 +233,10 @@ def build_face_server(
                 domain,
                 goal=given.goal if given else tuple(goal or ()),
                 tasks=given.tasks if given else tuple(tasks or ()),
-                request=request if given is None else None,
+                request=request,
                 objects=objects,
                 init=init,
+                inputs=inputs,
                 translation=given,
                 owner=label(ctx),
             )

@@ -45,6 +45,7 @@ from plansmith.errors import (
 from plansmith.execution import ApprovalPolicy, RunInfo, RunView
 from plansmith.formats import render_mermaid
 from plansmith.mcp._describe import describe, plan_result, summary
+from plansmith.mcp._inputs import read_inputs
 from plansmith.mcp._status import run_status
 from plansmith.mcp._types import (
     ApprovalResult,
@@ -183,14 +184,22 @@ class FaceService:
         request: str | None = None,
         objects: Mapping[str, str] | None = None,
         init: Sequence[str] | None = None,
+        inputs: Mapping[str, str] | None = None,
         translation: Translation | None = None,
         owner: str = "",
     ) -> PlanResult:
         """Plan, then make the run (bound, held for approval); a binding that fails is
-        in ``binding`` (the run is recorded failed)."""
+        in ``binding`` (the run is recorded failed). ``inputs`` (or files the request
+        names) become objects, facts and the runs' servers for a domain that takes them."""
         folder = self._folder(domain)
+        files = read_inputs(folder, inputs, request, self.engine.home)
+        if files.prepared is not None:
+            objects = {**files.prepared.objects, **(objects or {})}
+            init = [*files.prepared.init, *(init or [])]
+        request = files.request
         if translation is None and request is not None and not goal and not tasks:
-            match = match_goal(folder.domain, request, objects_of(folder, objects))
+            known = objects if files.prepared is not None else files.objects_to_match()
+            match = match_goal(folder.domain, request, objects_of(folder, known or objects))
             names = tuple(
                 f"{c.name}: {c.description}" + (f" -- {c.reason}" if c.reason else "")
                 for c in match.candidates
@@ -208,6 +217,7 @@ class FaceService:
                 return PlanResult("needs_choice", domain, translation)
             goal = match.goal
         translation = translation or Translation("structured", None, tuple(goal), tuple(tasks))
+        files.check_needed(folder.name, goal)
         text, problem = problem_of(folder, goal=goal, tasks=tasks, objects=objects, init=init)
         plan = await self.engine.plan(problem)
         asked: dict[str, Any] = {
@@ -220,7 +230,9 @@ class FaceService:
             "planned_by": owner,
             "plan_hash": plan.hash,
         }
-        run_id, binding = await self._make_run(folder, plan, text, asked, owner)
+        if files.prepared is not None:
+            asked["inputs"] = dict(files.prepared.files)
+        run_id, binding = await self._make_run(folder, plan, text, asked, owner, files.servers_file)
         tiers = self._tiers(plan)
         result = plan_result(
             plan,
@@ -249,19 +261,26 @@ class FaceService:
             part.replace(path)
         return path
 
-    async def _make_run(
-        self, folder: DomainFolder, plan: Plan, text: str, asked: dict[str, Any], owner: str
+    async def _make_run(  # noqa: PLR0917 - the run's parts, each its own
+        self,
+        folder: DomainFolder,
+        plan: Plan,
+        text: str,
+        asked: dict[str, Any],
+        owner: str,
+        servers_file: Path | None = None,
     ) -> tuple[str | None, BindingCheck]:
         ready = folder.check_readiness()  # now: a venv may have been built since the start
         why = f"the domain cannot run here: {ready.reason} (fix: {ready.fix})"
-        if folder.bindings is None or not folder.servers_file.is_file():
+        servers_file = servers_file or folder.servers_file
+        if folder.bindings is None or not servers_file.is_file():
             return None, BindingCheck(False, (), (why,))
         run_id = self.engine.new_run_id()
         inputs = RunInputs(
-            folder.domain_file, self._problem_file(text), folder.servers_file, folder.bindings_file
+            folder.domain_file, self._problem_file(text), servers_file, folder.bindings_file
         )
         try:
-            used = Engine.servers_used(folder.bindings, plan, load_servers(folder.servers_file))
+            used = Engine.servers_used(folder.bindings, plan, load_servers(servers_file))
             await self.table.create(
                 inputs,
                 owner=owner,

@@ -12,6 +12,7 @@ __all__ = [
     "GoalInfo",
     "ActionInfo",
     "DomainInfo",
+    "InputInfo",
     "StepInfo",
     "BindingCheck",
     "Translation",
@@ -64,6 +65,16 @@ class ActionInfo:
 
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class InputInfo:
+    """A file a request names (``make_plan``'s ``inputs``, or in its request text)."""
+
+    name: str
+    description: str
+    formats: tuple[str, ...]
+    needed_by: tuple[str, ...]
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
 class DomainInfo:
     """A domain as a host sees it: what it can do, what it offers by name, what it needs."""
 
@@ -77,6 +88,7 @@ class DomainInfo:
     init: tuple[str, ...]
     servers: tuple[str, ...]
     has_bindings: bool
+    inputs: tuple[InputInfo, ...] = ()
 
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema

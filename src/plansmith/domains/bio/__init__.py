@@ -5,6 +5,7 @@ SDK and Biopython, so it is not imported here). This package exports the
 stdlib-only parts: the domain's files, tool detection, and the problem writer.
 """
 
+from plansmith.domains.bio._inputs import BIO_INPUTS, BioInputs
 from plansmith.domains.bio._problem import (
     DATA_DIR,
     DOMAIN_DIR,
@@ -18,6 +19,8 @@ from plansmith.domains.bio._problem import (
 )
 
 __all__ = [
+    "BIO_INPUTS",
+    "BioInputs",
     "DATA_DIR",
     "DOMAIN_DIR",
     "GOALS",
