@@ -6,6 +6,7 @@ shows; the stand-in is imported when a GTPyhop folder is loaded, and only then."
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,8 +24,11 @@ _REPORT = (
 
 
 def _child(code: str, *, stdin: str = "", cwd: Path = ROOT) -> tuple[str, str]:
+    # PYTHONHASHSEED=0: `plansmith plan FOLDER` plans in this very process (under another
+    # seed it plans in a child, see test_plan_hash_seed.py), so its imports are seen here
     done = subprocess.run(
         [sys.executable, "-c", _REPORT + code],
+        env={**os.environ, "PYTHONHASHSEED": "0"},
         input=stdin,
         capture_output=True,
         text=True,

@@ -67,9 +67,15 @@ def main() -> None:
     goes through the Typer app with only its own module imported.
     """
     if sys.argv[1:2] == ["plan"]:
+        from plansmith.cli._hash_seed import may_name_a_folder, must_fix_seed, rerun_with_fixed_seed
+
+        # A GTPyhop folder plans under PYTHONHASHSEED=0: if this process has another
+        # seed, it is replaced now, before it imports more than it needs to decide.
+        if must_fix_seed() and may_name_a_folder(sys.argv[2:]):
+            raise SystemExit(rerun_with_fixed_seed(sys.argv[2:], replace_process=True))
         from plansmith.cli._plan_command import run_plan
 
-        raise SystemExit(run_plan(sys.argv[2:]))
+        raise SystemExit(run_plan(sys.argv[2:], replace_process=True))
     if sys.argv[1:] == ["--version"]:  # without importing every command
         sys.stdout.write(version_line() + "\n")
         return

@@ -59,15 +59,18 @@ def plan_gtpyhop_folder(
     import sys
     import time
 
+    from plansmith.cli._hash_seed import unfixed_seed_note
     from plansmith.compat import gtpyhop
     from plansmith.formats import load_gtpyhop_package
-    from plansmith.planning.htn import plan_python
+    from plansmith.planning.htn import plan_python, process_hash_seed
 
     if problem is not None:
         raise InputError(
             f"{folder} is a GTPyhop folder: its problems come from problems.py",
             hint=f"drop {problem} and name the problem with --problem NAME",
         )
+    if process_hash_seed() is None:  # run_plan could not fix it
+        sys.stderr.write(unfixed_seed_note())
     quiet = "GTPYHOP_QUIET" not in os.environ
     if quiet:  # one command, one thread: set for the load and the search only
         os.environ["GTPYHOP_QUIET"] = "true"

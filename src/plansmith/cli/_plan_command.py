@@ -62,9 +62,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_plan(argv: Sequence[str]) -> int:
-    """Run ``plansmith plan`` with ``argv`` (the words after ``plan``); the exit code."""
+def run_plan(argv: Sequence[str], *, replace_process: bool = False) -> int:
+    """Run ``plansmith plan`` with ``argv`` (the words after ``plan``); the exit code.
+
+    A GTPyhop folder is planned under ``PYTHONHASHSEED=0``: if this process has
+    another seed, the command runs again in one that has it (see ``_hash_seed``),
+    replacing this process if ``replace_process`` (it is the ``plansmith`` program).
+    """
     args = build_parser().parse_args(list(argv))  # exits 2 on bad usage
+    if args.domain.is_dir():
+        from plansmith.cli._hash_seed import must_fix_seed, rerun_with_fixed_seed
+
+        if must_fix_seed():
+            return rerun_with_fixed_seed(argv, replace_process=replace_process)
     options = PlanOptions(
         search=args.search,
         heuristic=args.heuristic,

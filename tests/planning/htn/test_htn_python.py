@@ -13,7 +13,13 @@ from plansmith.compat.gtpyhop import Multigoal, State
 from plansmith.errors import DomainError, LimitReachedError, UnsolvableError
 from plansmith.model import PyDomain, PyProblem
 from plansmith.planning import PlanOptions
-from plansmith.planning.htn import Budget, plan_python, seek_plan, unchanged_steps
+from plansmith.planning.htn import (
+    Budget,
+    plan_python,
+    process_hash_seed,
+    seek_plan,
+    unchanged_steps,
+)
 
 
 def _budget(nodes: int | None = None) -> Budget:
@@ -253,7 +259,12 @@ def test_plan_python_gives_a_totally_ordered_plan_artifact() -> None:
         "visit(attic)",
     ]
     assert [s.after for s in plan.steps] == [(), ("s1",), ("s2",), ("s3",)]
-    assert dict(plan.settings) == {"kind": "htn", "strategy": "dfs"}
+    # hash_seed: 0 in a process started with PYTHONHASHSEED=0, None (not fixed) otherwise
+    assert dict(plan.settings) == {
+        "kind": "htn",
+        "strategy": "dfs",
+        "hash_seed": process_hash_seed(),
+    }
     assert plan.domain == "rooms"
     assert plan.to_dict() == plan_python(_domain(), problem).to_dict()
 
@@ -303,3 +314,27 @@ def test_the_domain_hash_changes_with_a_methods_code() -> None:
     two = plan_python(_domain(t=(m_two,)), problem)
     assert one.domain_hash != two.domain_hash
     assert one.problem_hash == two.problem_hash
+
+
+def test_domain_code_sees_whole_states_as_in_gtpyhop() -> None:
+    """An action sees every variable of the state (``vars``, ``copy``, ``deepcopy``),
+    of the domain's own class, equal to an equal state; and may return a changed copy."""
+    import copy
+
+    seen: list[tuple[Any, ...]] = []
+
+    def step(s: Any, n: int) -> Any:
+        seen.append((sorted(vars(s)), type(s) is State, s == copy.deepcopy(s)))
+        new = s.copy()
+        new.n = s.n + n  # a copy, changed and returned (the untouched pos goes with it)
+        return new
+
+    def m_steps(s: Any) -> list[Any]:
+        return [("step", 1), ("step", 2)]
+
+    domain = PyDomain("counter", actions=(("step", step),), task_methods=(("steps", (m_steps,)),))
+    start = State("s0", n=0, flag=True, pos={"a": 1})
+    plan = plan_python(domain, PyProblem("p", start, (("steps",),)))
+    assert [str(s) for s in plan.steps] == ["step(1)", "step(2)"]
+    assert seen == [(["__name__", "flag", "n", "pos"], True, True)] * 2
+    assert start.n == 0 and start.pos == {"a": 1}  # the caller's state is never changed

@@ -8,6 +8,7 @@ from plansmith.planning.htn._pygoals import goals_not_achieved, is_multigoal, un
 from plansmith.planning.htn._pyplan import PY_SETTINGS, plan_python
 from plansmith.planning.htn._pyreplay import unchanged_steps, without_unchanged
 from plansmith.planning.htn._pysearch import PySearchResult, seek_plan
+from plansmith.planning.htn._pyseed import FIXED_HASH_SEED, process_hash_seed
 from plansmith.planning.htn._pystate import fast_copy
 
 __all__ = [
@@ -19,6 +20,8 @@ __all__ = [
     "Budget",
     "PY_SETTINGS",
     "plan_python",
+    "FIXED_HASH_SEED",
+    "process_hash_seed",
     "seek_plan",
     "PySearchResult",
     "unchanged_steps",

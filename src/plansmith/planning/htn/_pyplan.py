@@ -11,9 +11,11 @@ from plansmith.planning._options import PlanOptions
 from plansmith.planning.htn._limits import Budget
 from plansmith.planning.htn._pyhash import py_domain_hash, py_problem_hash, step_arg
 from plansmith.planning.htn._pysearch import seek_plan
+from plansmith.planning.htn._pyseed import process_hash_seed
 
 __all__ = ["plan_python", "PY_SETTINGS"]
 
+#: The planner settings of every Python-domain plan; ``plan_python`` adds ``hash_seed``.
 PY_SETTINGS: tuple[tuple[str, str], ...] = (("kind", "htn"), ("strategy", "dfs"))
 
 
@@ -32,6 +34,13 @@ def plan_python(
     action call: JSON scalars as they are, other values as their JSON text.
     Raises UnsolvableError (exit 3), LimitReachedError (exit 4), or DomainError
     for a fault in the domain's code (with the file and line of the function).
+
+    The domain's code runs in this process, under its hash seed, which this
+    function cannot change: the plan's ``planner`` settings record it as
+    ``hash_seed``, 0 when the process was started with ``PYTHONHASHSEED=0`` (the
+    seed ``plansmith plan`` always uses), None otherwise. With None, a domain
+    that iterates over sets may plan differently in another process (see
+    :func:`process_hash_seed`).
     """
     options = options or PlanOptions()
     budget = Budget(options.node_limit, options.time_limit, clock)
@@ -57,5 +66,5 @@ def plan_python(
         domain_hash=py_domain_hash(domain),
         problem_hash=py_problem_hash(problem),
         steps=tuple(steps),
-        settings=PY_SETTINGS,
+        settings=(*PY_SETTINGS, ("hash_seed", process_hash_seed())),
     )

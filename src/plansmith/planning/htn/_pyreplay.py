@@ -21,22 +21,20 @@ def unchanged_steps(domain: PyDomain, state: Any, actions: Sequence[Any]) -> tup
     """Indices of the actions of ``actions`` that leave the state as it was
     (variables compared by value, the state's ``__name__`` ignored).
 
-    Each action runs on a copy-on-write successor of the state before it, so
-    the variables it does not touch are shared and compare at once.
+    Each action runs on a copy of the state before it, which is kept to compare.
     """
     table = dict(domain.actions)
     ops = StateOps(state)
-    current, shared = state, frozenset[str]()
+    current = state
     out: list[int] = []
     for index, item in enumerate(actions):
-        applied = ops.apply(current, shared, True, table[item[0]], item[1:])
-        if applied is None:
+        after = ops.apply(current, True, table[item[0]], item[1:])
+        if after is None:
             raise PlanInvalidError(
                 f"action {item!r} (step {index + 1}) does not apply",
                 location=Location(step=f"s{index + 1}"),
                 hint="replay the plan from the state it was made for",
             )
-        after, shared = applied
         if _vars(after) == _vars(current):
             out.append(index)
         current = after

@@ -39,7 +39,6 @@ __all__ = ["PySearchResult", "seek_plan"]
 
 _TASK, _UNIGOAL, _MULTIGOAL = 0, 1, 2
 _ROLE = ("task method", "unigoal method", "multigoal method")
-_NONE: frozenset[str] = frozenset()
 
 Linked = tuple[Any, "Linked"] | None
 
@@ -68,7 +67,6 @@ class _Verify:
 @dataclass(slots=True)
 class _Choice:
     state: Any
-    shared: frozenset[str]
     rest: Linked
     plan: Linked
     item: Any
@@ -92,7 +90,6 @@ def seek_plan(
     unigoals = dict(domain.unigoal_methods)
     ops = StateOps(state)
     initial = state
-    shared = _NONE
     agenda = _push(todo, None)
     plan: Linked = None
     stack: list[_Choice] = []
@@ -110,7 +107,7 @@ def seek_plan(
             if action is not None:
                 pinned = state is initial or (bool(stack) and stack[-1].state is state)
                 try:
-                    out = ops.apply(state, shared, pinned, action, item[1:])
+                    out = ops.apply(state, pinned, action, item[1:])
                 except MalformedReturn as error:
                     raise domain_error(
                         action,
@@ -120,7 +117,7 @@ def seek_plan(
                 except Exception as error:
                     raise code_error(action, "action", error) from error
                 if out is not None:
-                    state, shared = out
+                    state = out
                     plan = (item, plan)
                     agenda = rest
                     # (an action may return another state it was not given)
@@ -145,7 +142,7 @@ def seek_plan(
                     index, agenda = found
                     if index + 1 < len(methods):
                         stack.append(
-                            _Choice(state, shared, rest, plan, item, goal_kind, methods, index + 1)
+                            _Choice(state, rest, plan, item, goal_kind, methods, index + 1)
                         )
                     continue
         elif kind is _Verify:
@@ -161,9 +158,7 @@ def seek_plan(
             if found is not None:
                 index, agenda = found
                 if index + 1 < len(multi):
-                    stack.append(
-                        _Choice(state, shared, rest, plan, item, _MULTIGOAL, multi, index + 1)
-                    )
+                    stack.append(_Choice(state, rest, plan, item, _MULTIGOAL, multi, index + 1))
                 continue
         else:
             raise _unknown(item, domain)
@@ -191,7 +186,7 @@ def seek_plan(
                 if index + 1 < len(choice.methods):
                     choice.next = index + 1
                     stack.append(choice)
-                state, shared, plan = choice.state, choice.shared, choice.plan
+                state, plan = choice.state, choice.plan
                 changed = False
                 break
 

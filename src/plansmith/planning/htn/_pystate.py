@@ -41,17 +41,11 @@ import keyword
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["IMMUTABLE_TYPES", "fast_copy", "holds_sets", "StateOps", "Applied", "MalformedReturn"]
+__all__ = ["IMMUTABLE_TYPES", "fast_copy", "holds_sets", "StateOps", "MalformedReturn"]
 
 IMMUTABLE_TYPES: frozenset[type] = frozenset(
     {str, int, float, bool, complex, bytes, range, type(None), type(Ellipsis)}
 )
-
-#: What an action gives back: the new state and the names of its variables that
-#: are still shared with an older state, or None when the action did not apply.
-Applied = tuple[Any, frozenset[str]] | None
-
-_NO_NAMES: frozenset[str] = frozenset()
 
 
 class MalformedReturn(Exception):  # noqa: N818 - a signal to the search, not a user error
@@ -104,86 +98,52 @@ def holds_sets(value: Any) -> bool:
 class StateOps:
     """Applies actions to states of one class hierarchy, copying on write.
 
-    One instance serves one search (it is not thread-safe): while an action
-    runs, the variables it may not change in place are kept aside and the
-    state's class is swapped for a subclass whose ``__getattr__`` copies them
-    back on first access.
+    One instance serves one search. A state that the search still needs (a
+    choice point holds it, or it is the caller's) is copied before the action
+    runs: a new object of its class whose mutable variables are copied with
+    :func:`fast_copy`, so that the action sees a whole state of the domain's own
+    class (``vars``, ``copy``, ``deepcopy``, ``==`` and ``type`` behave as in
+    GTPyhop). Any other state is changed in place, its set variables rebuilt.
     """
 
-    __slots__ = ("_builders", "_known", "_lazy", "_pending", "base", "set_vars")
+    __slots__ = ("_builders", "_known", "base", "set_vars")
 
     def __init__(self, initial: Any) -> None:
         self.base = type(initial)
-        self._pending: dict[str, Any] = {}
-        self._lazy: dict[type, type] = {}
         self._builders: dict[tuple[type, tuple[str, ...]], Callable[[dict[str, Any]], Any] | None]
         self._builders = {}
         self._known = set(initial.__dict__)
         self.set_vars = {k for k, v in initial.__dict__.items() if holds_sets(v)}
 
-    def _lazy_class(self, cls: type) -> type:
-        lazy = self._lazy.get(cls)
-        if lazy is None:
-            lazy = _make_lazy(cls, self._pending)
-            self._lazy[cls] = lazy
-        return lazy
-
     def apply(
-        self,
-        state: Any,
-        shared: frozenset[str],
-        pinned: bool,
-        action: Callable[..., Any],
-        args: tuple[Any, ...],
-    ) -> Applied:
+        self, state: Any, pinned: bool, action: Callable[..., Any], args: tuple[Any, ...]
+    ) -> Any:
         """Run ``action(state, *args)``; a pinned state is left unchanged.
 
-        Returns the new state and its still-shared variable names, None if the
-        action returned False or None, and raises MalformedReturn if it returned
-        anything else that is not a state.
+        Returns the new state, None if the action returned False or None, and
+        raises MalformedReturn if it returned anything else that is not a state.
         """
-        cls = type(state)
-        set_vars = self.set_vars
-        hide: list[str] = []
         if pinned:
-            target = object.__new__(cls)
+            target = object.__new__(type(state))
             values = target.__dict__
             for key, value in state.__dict__.items():
-                if key in set_vars:
-                    values[key] = fast_copy(value)
-                else:
-                    values[key] = value
-                    if type(value) not in IMMUTABLE_TYPES:
-                        hide.append(key)
+                values[key] = value if type(value) in IMMUTABLE_TYPES else fast_copy(value)
         else:
             target = state
             values = state.__dict__
-            for key in set_vars.union(shared) if shared else set_vars:
-                if key in values:  # still shared with an older state, or holds sets
+            for key in self.set_vars:
+                if key in values:  # rebuilt, as GTPyhop's deep copy rebuilds it
                     values[key] = fast_copy(values[key])
-        if not hide:
-            result = action(target, *args)
-            remaining = _NO_NAMES
-        else:
-            pending = self._pending
-            order = list(values)
-            for key in hide:
-                pending[key] = values.pop(key)
-            target.__class__ = self._lazy_class(cls)
-            try:
-                result = action(target, *args)
-            finally:
-                target.__class__ = cls
-                remaining = _restore(values, pending, order)
+        result = action(target, *args)
         if result is target:
             if len(values) != len(self._known) or not self._known.issuperset(values):
                 self._learn(values)
-            return target, remaining
+            return target
         if result is None or result is False:
             return None
         if isinstance(result, self.base):
             self._learn(result.__dict__)
-            return result, _NO_NAMES
+            return result
         raise MalformedReturn(
             f"returned {type(result).__name__} {result!r:.80}, not a state, False or None"
         )
@@ -209,22 +169,6 @@ class StateOps:
             self._known.add(key)
             if holds_sets(values[key]):
                 self.set_vars.add(key)
-
-
-def _restore(values: dict[str, Any], pending: dict[str, Any], order: list[str]) -> frozenset[str]:
-    """Put the untouched variables back, in their old order; return their names."""
-    kept = frozenset(key for key in pending if key not in values)
-    merged: dict[str, Any] = {}
-    for key in order:
-        if key in values:
-            merged[key] = values[key]
-        elif key in kept:
-            merged[key] = pending[key]
-    merged.update(values)  # variables the action added go last
-    values.clear()
-    values.update(merged)
-    pending.clear()
-    return kept
 
 
 @functools.lru_cache(maxsize=512)  # compiling one costs more than a small search
@@ -255,25 +199,3 @@ def _builder(cls: type, names: tuple[str, ...]) -> Callable[[dict[str, Any]], An
     namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
     exec("\n".join(lines), namespace)  # the source holds identifiers only (checked above)
     return namespace["build"]  # type: ignore[no-any-return]
-
-
-def _make_lazy(cls: type, pending: dict[str, Any]) -> type:
-    """A subclass of ``cls`` whose missing attributes are copied from ``pending``."""
-    inherited = getattr(cls, "__getattr__", None)
-
-    def __getattr__(self: Any, name: str) -> Any:  # noqa: N807 - the protocol's name
-        if name in pending:
-            value = fast_copy(pending.pop(name))
-            self.__dict__[name] = value
-            return value
-        if inherited is not None:
-            return inherited(self, name)
-        raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
-
-    namespace = {
-        "__getattr__": __getattr__,
-        "__module__": cls.__module__,
-        "__qualname__": cls.__qualname__,
-        "__slots__": (),
-    }
-    return type(cls.__name__, (cls,), namespace)
