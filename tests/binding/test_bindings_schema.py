@@ -65,7 +65,29 @@ BAD = {
     "too many retries": "bindings: {a: {server: s, tool: t, retries: 101}}\n",
     "timeout past a week": "bindings: {a: {server: s, tool: t, timeout: 604801}}\n",
     "output name with $": "bindings: {a: {server: s, tool: t, outputs: {$blob: $.text}}}\n",
+    "output without path": "bindings: {a: {server: s, tool: t, outputs: {n: {default: 1}}}}\n",
+    "output field unknown": (
+        "bindings: {a: {server: s, tool: t, outputs: {n: {path: $.x, dflt: 1}}}}\n"
+    ),
+    "output default not optional": (
+        "bindings: {a: {server: s, tool: t,"
+        " outputs: {n: {path: $.x, default: 1, optional: false}}}}\n"
+    ),
+    "output optional as text": (
+        "bindings: {a: {server: s, tool: t, outputs: {n: {path: $.x, optional: maybe}}}}\n"
+    ),
 }
+
+
+def test_optional_outputs_validate() -> None:
+    text = (
+        "bindings:\n  a:\n    server: s\n    tool: t\n    outputs:\n"
+        '      n: {path: "$.json[0].name", default: {k: [1]}}\n'
+        '      m: {path: "$.json[0].name", optional: true}\n'
+        '      o: {path: "$.json[0].name", optional: false}\n'
+    )
+    assert dict(parse_bindings(text).bindings[0].defaults) == {"n": {"k": [1]}, "m": None}
+    assert errors("bindings", yaml.safe_load(text)) == []
 
 
 @pytest.mark.parametrize("text", BAD.values(), ids=BAD.keys())

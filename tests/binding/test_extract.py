@@ -139,4 +139,50 @@ def test_a_path_into_json_of_a_text_that_is_not_json_says_so() -> None:
     )
     with pytest.raises(ToolCallError) as other:
         extract([("v", "$.json.value")], {**document, "json": {"x": 1}})
-    assert other.value.message == "output 'v': $.json.value matched nothing in the result"
+    assert other.value.message == (
+        "output 'v': $.json.value matched nothing in the result: $.json is an object with keys x"
+    )
+
+
+MEMORY_EXISTS = {  # create_entities of the memory server, for an entity it has already
+    "structured": {"entities": []},
+    "text": '{"entities": []}',
+    "json": {"entities": []},
+    "is_error": False,
+}
+
+
+def test_an_optional_output_takes_its_default_when_its_path_matches_nothing() -> None:
+    outputs = [("created", "$.structured.entities[0].name"), ("all", "$.json.entities[*].name")]
+    found = extract(outputs, MEMORY_EXISTS, [("created", "exists"), ("all", None)])
+    assert found == {"created": "exists", "all": None}
+    made = {**MEMORY_EXISTS, "structured": {"entities": [{"name": "ideas"}]}}
+    assert extract(outputs[:1], made, [("created", "exists")]) == {"created": "ideas"}
+    # a default never hides a match, falsy ones included
+    zero = {**MEMORY_EXISTS, "structured": {"n": 0}}
+    assert extract([("n", "$.structured.n")], zero, [("n", 5)]) == {"n": 0}
+
+
+def test_a_required_output_that_matches_nothing_names_the_path_and_the_keys() -> None:
+    with pytest.raises(ToolCallError) as info:
+        extract([("created", "$.structured.entities[0].name")], MEMORY_EXISTS)
+    assert info.value.error_class == "extraction_error"
+    assert info.value.message == (
+        "output 'created': $.structured.entities[0].name matched nothing in the result:"
+        " $.structured.entities is an empty list; the top-level keys of $.structured: entities"
+    )
+    assert "default:" in (info.value.hint or "")
+    with pytest.raises(ToolCallError) as top:
+        extract([("v", "$.content")], MEMORY_EXISTS)
+    assert top.value.message.endswith("$ is an object with keys structured, text, json, is_error")
+
+
+@given(value=json_values, path=paths, default=json_values)
+def test_a_default_is_given_exactly_when_the_path_matches_nothing(
+    value: object, path: str, default: object
+) -> None:
+    document = {"root": value}
+    full = "$.root" + path[1:]
+    expected = jsonpath.findall(full, document)  # type: ignore[arg-type]
+    found = extract([("v", full)], document, [("v", default)])  # type: ignore[arg-type, list-item]
+    assert found == {"v": expected[0] if expected else default}

@@ -441,6 +441,8 @@ EXAMPLE = BINDING + (
     '        - {name: "${d}", entityType: summary, observations: ["summary of ${d}"]}\n'
     "    outputs:\n"
     '      created: "$.json[0].name"\n'
+    '      first: {path: "$.json[0]", default: {name: none}}\n'
+    '      kept: {path: "$.json[1].name", optional: true}\n'
     "    timeout: 10\n"
     "    retries: 2\n"
     "    idempotent: true\n"
@@ -449,6 +451,7 @@ SLOW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 WORDS = [
     "bindings", "server", "tool", "arguments", "outputs", "timeout", "retries", "idempotent",
     "tier", "read", "<<", "a", "s", "t", "$.x", "${d}", "no", "1e3", ".nan", "~",
+    "path", "default", "optional", "true",
 ]  # fmt: skip
 VALUES = values_of(WORDS, max_leaves=25)
 PIECES = st.sampled_from([
@@ -502,3 +505,60 @@ def test_any_bytes_in_a_file_give_bindings_or_a_plansmith_error(
         assert error.location is not None
         assert error.location.file == str(path)
         assert error.hint
+
+
+OUTPUT_ENTRY = st.one_of(
+    values_of(["path", "default", "optional", "$.x", "$.json[0]", "true", "no"], max_leaves=8),
+    st.fixed_dictionaries(
+        {"path": st.sampled_from(["$.json[0].name", "$.x[*]", "$..", 3, None])},
+        optional={
+            "default": st.recursive(
+                st.none()
+                | st.booleans()
+                | st.integers()
+                | st.floats(allow_nan=False, allow_infinity=False)
+                | st.sampled_from(["${d}", "$.x", "yes", "~"])
+                | st.text(max_size=6),
+                lambda inner: (
+                    st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+                ),
+                max_leaves=6,
+            ),
+            "optional": st.one_of(st.booleans(), st.sampled_from(["yes", "off", "maybe", "1"])),
+        },
+    ),
+)
+
+
+@SLOW
+@given(st.dictionaries(st.sampled_from(["out", "$out", "o2", ""]), OUTPUT_ENTRY, max_size=3))
+def test_any_outputs_give_optional_outputs_as_written_or_a_plansmith_error(
+    outputs: dict[str, object],
+) -> None:
+    document = {"bindings": {"a": {"server": "s", "tool": "t", "outputs": outputs}}}
+    text = yaml.safe_dump(document, default_flow_style=None)
+    # ensure_ascii=False: the JSON reader pairs no \\u surrogate escapes (found here; not
+    # about outputs)
+    plain = json.dumps(document, ensure_ascii=False)
+    for source, written in (("p.yaml", text), ("p.json", plain)):
+        error = plansmith_error(lambda: parse_bindings(written, source=source))  # noqa: B023
+        if error is not None:
+            for each in [error, *error.problems]:
+                assert each.location is not None
+                assert each.location.file == source
+                assert each.hint
+            continue
+        binding = parse_bindings(written, source=source).bindings[0]
+        defaults = dict(binding.defaults)
+        for name, entry in outputs.items():
+            if not isinstance(entry, dict):
+                assert name not in defaults  # a plain path: required
+                continue
+            assert dict(binding.outputs)[name] == entry["path"]
+            if "default" in entry:
+                assert defaults[name] == json.loads(json.dumps(entry["default"]))
+            elif entry.get("optional") in (True, "yes"):
+                assert defaults[name] is None
+            else:
+                assert name not in defaults

@@ -274,6 +274,21 @@ def test_the_codec_keeps_a_binding_that_turns_the_re_send_off() -> None:
     assert [s.policy.resend_on_transport_lost for s in back.steps] == [False, False]
 
 
+def test_the_codec_keeps_the_defaults_of_optional_outputs() -> None:
+    plain = h.bound(h.chain(2))
+    assert "defaults" not in json.dumps(bound_to_dict(plain))  # none: nothing written
+    text = h.BINDINGS.replace(
+        'outputs: {done: "$.structured.done", key: "$.structured.key"}',
+        'outputs: {done: "$.structured.done",'
+        ' key: {path: "$.structured.key", default: {none: [1, null]}}}',
+    )
+    optional = h.bound(h.chain(2), text)
+    back = bound_from_dict(json.loads(json.dumps(bound_to_dict(optional))))
+    assert back == optional
+    work = next(s for s in back.steps if s.step.action == "work")
+    assert work.defaults == (("key", {"none": [1, None]}),)
+
+
 def test_a_bound_plan_read_back_from_json_shares_what_its_steps_share() -> None:
     bound = h.bound(h.plan([h.Step(f"a{k}", "alt", ("same",)) for k in range(3)]))
     back = bound_from_dict(json.loads(json.dumps(bound_to_dict(bound))))

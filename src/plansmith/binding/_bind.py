@@ -291,6 +291,7 @@ def _bind_step(
         tier=binding.policy.tier or step.tier,
         after=tuple(dict.fromkeys(step.after + data_edges)),
         type_checks=checks,
+        defaults=binding.defaults,
     )
 
 

@@ -120,14 +120,20 @@ def check_jsonpath(expression: str) -> str | None:
 
 
 def extract(
-    outputs: Sequence[tuple[str, str]], document: Mapping[str, JSONValue]
+    outputs: Sequence[tuple[str, str]],
+    document: Mapping[str, JSONValue],
+    defaults: Sequence[tuple[str, JSONValue]] = (),
 ) -> dict[str, JSONValue]:
     """Each output's value: a singular path's match, or the list of another path's
-    matches (empty when none).
+    matches (empty when none). An output named in ``defaults`` (an optional one) whose
+    path matches nothing takes its default instead (a path that is not singular too).
 
-    Raises ``ToolCallError`` (``extraction_error``) when a singular path matches nothing.
+    Raises ``ToolCallError`` (``extraction_error``) when the singular path of a required
+    output matches nothing: the message names the path, says where it stopped matching
+    and shows the top-level keys of what it reads.
     """
     values: dict[str, JSONValue] = {}
+    optional = dict(defaults) if defaults else None
     for name, expression in outputs:
         keys = simple_path(expression)
         if keys is not None:
@@ -140,6 +146,9 @@ def extract(
                 raise ToolCallError(
                     "extraction_error", f"output {name!r}: bad JSONPath {expression!r}: {error}"
                 ) from None
+        if not found and optional is not None and name in optional:
+            values[name] = optional[name]
+            continue
         if not singular(expression):
             values[name] = [cast(JSONValue, m) for m in found]
             continue
@@ -147,11 +156,66 @@ def extract(
             raise ToolCallError(
                 "extraction_error",
                 f"output {name!r}: {expression} matched nothing in the result"
-                + _not_json(expression, document),
-                hint="check the tool's result with `plansmith show RUN_ID`",
+                + (_not_json(expression, document) or _stopped(expression, document)),
+                hint="check the tool's result with `plansmith show RUN_ID`; an output that"
+                " a tool may leave out can be written {path: ..., default: VALUE}"
+                " (or optional: true, for null)",
             )
         values[name] = cast(JSONValue, found[0])
     return values
+
+
+_KEYS_SHOWN = 12  # keys of an object a message lists, then how many more
+
+
+def _keys(value: Mapping[str, object]) -> str:
+    names = [repr(k) if not _NAME.fullmatch(k) else k for k in value]
+    more = len(names) - _KEYS_SHOWN
+    return ", ".join(names[:_KEYS_SHOWN]) + (f" and {more} more" if more > 0 else "") or "none"
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+
+
+def _what(value: object) -> str:
+    """What a value is, in a message: an object's keys, a list's length, a scalar's type."""
+    if isinstance(value, dict):
+        return f"an object with keys {_keys(value)}" if value else "an empty object"
+    if isinstance(value, list):
+        return f"a list of {len(value)}" if value else "an empty list"
+    if value is None:
+        return "null"
+    return {bool: "a boolean", str: "a string"}.get(type(value), "a number")
+
+
+def _step(prefix: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{prefix}[{key}]"
+    return f"{prefix}.{key}" if _NAME.fullmatch(key) else f"{prefix}[{key!r}]"
+
+
+def _stopped(expression: str, document: Mapping[str, JSONValue]) -> str:
+    """Where a singular path stopped matching, and the top-level keys of what it reads:
+    ``(: $.structured.entities is an empty list; the top-level keys of $.structured:
+    entities)``."""
+    keys = simple_path(expression)
+    if not keys:  # a negative index, or a path the library reads: the document's keys
+        return f" (the result document's keys: {_keys(document)})"
+    value: object = document
+    prefix = "$"
+    for depth, key in enumerate(keys):
+        there = (isinstance(value, list) and isinstance(key, int) and key < len(value)) or (
+            isinstance(value, dict) and isinstance(key, str) and key in value
+        )
+        if not there:
+            said = f"{prefix} is {_what(value)}"
+            member = document.get(str(keys[0]))
+            if depth >= 2 and isinstance(member, dict):  # its keys: not said already
+                said += f"; the top-level keys of {_step('$', keys[0])}: {_keys(member)}"
+            return f": {said}"
+        value = value[key]  # type: ignore[index]
+        prefix = _step(prefix, key)
+    return ""
 
 
 def _not_json(expression: str, document: Mapping[str, JSONValue]) -> str:

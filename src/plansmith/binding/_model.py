@@ -32,6 +32,8 @@ class StepPolicy:
 class Binding:
     """One action's binding: server, tool, argument template, output extractors, policy.
 
+    ``defaults`` are the outputs that are optional (the rest are required: a singular
+    path that matches nothing fails the step), each with the value it then takes.
     ``locations`` maps a field path (``"server"``, ``"tool"``, ``"arguments"``,
     ``"outputs.NAME"``, ...) to where it was written, for error messages; a value inside
     the arguments has ``"arguments"`` and its JSON Pointer (``"arguments/x/0"``).
@@ -45,6 +47,9 @@ class Binding:
     policy: StepPolicy = field(default_factory=StepPolicy)
     loc: Location | None = field(default=None, compare=False)
     locations: tuple[tuple[str, Location], ...] = field(default=(), compare=False, repr=False)
+    #: the optional outputs: each name with the value it takes when its path matches
+    #: nothing (``default:``; null for ``optional: true``)
+    defaults: tuple[tuple[str, JSONValue], ...] = ()
 
     def where(self, key: str) -> Location | None:
         """Where ``key`` (or, failing that, the binding) was written."""
@@ -84,12 +89,17 @@ class Bindings:
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """A tool as a server lists it: name, input schema, output schema (if any)."""
+    """A tool as a server lists it: name, input schema, output schema (if any), and
+    what ``plansmith tools`` shows besides: its title and its annotations (MCP's
+    ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``, ``openWorldHint``, as the
+    server wrote them; None when it gave none)."""
 
     name: str
     input_schema: dict[str, JSONValue] = field(default_factory=dict)
     output_schema: dict[str, JSONValue] | None = None
     description: str = ""
+    title: str | None = None
+    annotations: dict[str, JSONValue] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +136,8 @@ class BoundStep:
     edges the references add. ``type_checks`` are the JSON types the tool's
     inputSchema declares for the arguments that are one output reference, to check
     with ``type_mismatch`` once they are rendered (worked out from the catalog by
-    ``bind``; not part of what the step is, so not compared).
+    ``bind``; not part of what the step is, so not compared). ``defaults`` are its
+    binding's optional outputs with their values (``Binding.defaults``).
     """
 
     step: Step
@@ -140,6 +151,7 @@ class BoundStep:
     tier: Tier = Tier.WRITE
     after: tuple[str, ...] = ()
     type_checks: tuple[TypeCheck, ...] = field(default=(), compare=False)
+    defaults: tuple[tuple[str, JSONValue], ...] = ()
 
     @property
     def id(self) -> str:

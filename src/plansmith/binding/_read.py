@@ -18,6 +18,10 @@ a hint. A source named ``*.json`` is read as strict JSON. The rules (formats.md)
   they add is bounded (``_MAX_EXPANDED`` values per file, so a "billion laughs"
   fails at once), and a value may not contain itself. A duplicate key is an
   error at its second place.
+- An output is a JSONPath string, or a mapping ``{path, default, optional}``: ``default``
+  (JSON, read as ``arguments`` are, with no reference) or ``optional: true`` (a null
+  default) make it optional (``Binding.defaults``); ``optional: false`` with a
+  ``default`` is an error.
 - ``timeout``: seconds, more than 0, at most a week; ``retries``: 0 to 100;
   ``idempotent`` and ``resend_on_transport_lost``: booleans (``yes``/``no`` too); null
   means the default.
@@ -83,6 +87,11 @@ _FIELDS = (
     "resend_on_transport_lost",
 )
 _TOP_KEYS = ("bindings", "$schema")
+_OUTPUT_FIELDS = ("path", "default", "optional")
+_OUTPUT_HINT = (
+    'a JSONPath starts with $, e.g. "$.json.name"; an optional output is written'
+    ' {path: "$.json.name", default: VALUE} (or optional: true, for null)'
+)
 _MAX_EXPANDED = 100_000  # values that aliases and merge keys may add to one file
 _MAX_MERGE_DEPTH = 32
 _MAX_DEPTH = 100  # nesting of argument values
@@ -311,7 +320,7 @@ class _Reader:
                 names[field] = self.name(fields[field], f"{field!r} of {action!r}", hint)
             else:
                 self.problem(key, f"binding of {action!r} has no {field!r}", hint)
-        outputs = self.outputs(action, fields.get("outputs"))
+        outputs, defaults = self.outputs(action, fields.get("outputs"))
         policy = self.policy(action, fields)
         arguments = fields.get("arguments")
         value = {} if arguments is None or is_null(arguments) else self.value(arguments, "", False)
@@ -327,32 +336,101 @@ class _Reader:
             policy=policy,
             loc=self.src.loc(key),
             locations=tuple(self.locations),
+            defaults=defaults,
         )
 
-    def outputs(self, action: str, node: Node | None) -> tuple[tuple[str, str], ...]:
+    def outputs(
+        self, action: str, node: Node | None
+    ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, JSONValue], ...]]:
+        """The outputs (name, JSONPath) and, of the optional ones, their defaults."""
         example = 'write `outputs: {NAME: "$.json.field"}`'
         if node is not None and not isinstance(node, MappingNode):
             self.problem(node, f"'outputs' must map names to JSONPaths, not {kind(node)}", example)
-            return ()
+            return (), ()
         out: list[tuple[str, str]] = []
+        defaults: list[tuple[str, JSONValue]] = []
         for key, value in (
             self.pairs(node, f"the outputs of {action!r}") if node is not None else ()
         ):
             output = self.name(key, "an output name", example)
-            if output is not None and output.startswith("$"):
+            if output is None:
+                continue
+            if output.startswith("$"):
                 message = f"output name {output!r} begins with '$'"
                 hint = (
                     "'$' marks a stored value's reference ({\"$blob\": ...}) in events and"
                     f" results; name the output without it, e.g. {output.lstrip('$') or 'value'!r}"
                 )
                 self.problem(key, message, hint)
-            elif output is not None and (not isinstance(value, ScalarNode) or value.tag != STR):
-                message = f"output {output!r} must be a JSONPath string, not {kind(value)}"
-                self.problem(value, message, 'a JSONPath starts with $, e.g. "$.json.name"')
-            elif output is not None:
+                continue
+            if isinstance(value, MappingNode):
+                read = self.output_entry(action, output, value)
+                if read is not None:
+                    out.append((output, read[0]))
+                    defaults.extend([(output, read[1][0])] if read[1] else [])
+            elif not isinstance(value, ScalarNode) or value.tag != STR:
+                message = (
+                    f"output {output!r} must be a JSONPath string, or a mapping with"
+                    f" `path:`, not {kind(value)}"
+                )
+                self.problem(value, message, _OUTPUT_HINT)
+            else:
                 out.append((output, str(value.value)))
                 self.locations.append((f"outputs.{output}", self.src.loc(value)))
-        return tuple(out)
+        return tuple(out), tuple(defaults)
+
+    def output_entry(
+        self, action: str, output: str, node: MappingNode
+    ) -> tuple[str, tuple[JSONValue, ...]] | None:
+        """An output written as a mapping: its path, and ``(default,)`` when optional."""
+        what = f"output {output!r} of {action!r}"
+        start = len(self.problems)
+        fields: dict[str, Node] = {}
+        misspelt = False  # a key meant as `path`: its absence is not said again
+        for k, v in self.pairs(node, what):
+            if k.value in _OUTPUT_FIELDS:
+                fields[k.value] = v
+            else:
+                guess = did_you_mean(k.value, _OUTPUT_FIELDS)
+                misspelt = misspelt or (guess is not None and "'path'" in guess)
+                hint = f"{guess + ' ' if guess else ''}an output's fields are: " + ", ".join(
+                    _OUTPUT_FIELDS
+                )
+                self.problem(k, f"unknown field {k.value!r} in {what}", hint)
+        path: str | None = None
+        if "path" not in fields:
+            if not misspelt:
+                self.problem(node, f"{what} has no 'path'", _OUTPUT_HINT)
+        elif not isinstance(fields["path"], ScalarNode) or fields["path"].tag != STR:
+            message = f"the path of {what} must be a JSONPath string, not {kind(fields['path'])}"
+            self.problem(fields["path"], message, _OUTPUT_HINT)
+        else:
+            path = str(fields["path"].value)
+            self.locations.append((f"outputs.{output}", self.src.loc(fields["path"])))
+        optional: bool | None = None
+        if "optional" in fields:
+            optional = as_truth(fields["optional"])
+            if optional is None:
+                wrong = kind(fields["optional"])
+                message = f"'optional' of {what} must be true or false, not {wrong}"
+                self.problem(fields["optional"], message, "write `optional: true`")
+        default: tuple[JSONValue, ...] = ()
+        if "default" in fields:
+            if optional is False:
+                self.problem(
+                    fields["optional"],
+                    f"{what} has a default but says `optional: false`",
+                    "an output with a default is optional: drop `optional: false`, or the"
+                    " default to make it required",
+                )
+            kept = len(self.locations)  # a default's values have no place of their own
+            default = (self.value(fields["default"], "", False),)
+            del self.locations[kept:]
+        elif optional:
+            default = (None,)
+        if path is None or len(self.problems) > start:
+            return None
+        return path, default
 
     def policy(self, action: str, fields: dict[str, Node]) -> StepPolicy:
         def given(field: str, read: Callable[[Node], _T | None], what: str, hint: str) -> _T | None:

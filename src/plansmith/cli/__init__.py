@@ -27,6 +27,7 @@ COMMAND_MODULES = {
     "explain": "_plan",
     "demo": "_demo",
     "check": "_check",
+    "tools": "_tools",
     "domains": "_domains",
     "run": "_run",
     "resume": "_run",

@@ -70,6 +70,12 @@ def _checks(value: JSONValue, share: _Sharing) -> tuple[TypeCheck, ...]:
     return share.one(tuple(TypeCheck(tuple(k), tuple(t), str(r)) for k, t, r in items))
 
 
+def _defaults(value: JSONValue, share: _Sharing) -> tuple[tuple[str, JSONValue], ...]:
+    """A step's optional outputs with their defaults (none in a log written before)."""
+    items = cast(list[list[JSONValue]], value or [])
+    return tuple((share.text(n), v) for n, v in items)
+
+
 def bound_to_dict(bound: BoundPlan) -> dict[str, JSONValue]:
     return {
         "plan_hash": bound.plan_hash,
@@ -98,6 +104,8 @@ def bound_to_dict(bound: BoundPlan) -> dict[str, JSONValue]:
                 "tier": s.tier.value,
                 "after": list(s.after),
                 **({"type_checks": _checks_to_json(s.type_checks)} if s.type_checks else {}),
+                # written only when some output is optional (older logs have none)
+                **({"defaults": [[n, v] for n, v in s.defaults]} if s.defaults else {}),
             }
             for s in bound.steps
         ],
@@ -142,6 +150,7 @@ def bound_from_dict(data: dict[str, JSONValue]) -> BoundPlan:
                 tier=Tier(str(raw.get("tier", "write"))),
                 after=tuple(str(a) for a in cast(list[str], raw.get("after") or [])),
                 type_checks=_checks(raw.get("type_checks"), share),
+                defaults=_defaults(raw.get("defaults"), share),
             )
         )
     return BoundPlan(str(data.get("plan_hash", "")), tuple(steps))

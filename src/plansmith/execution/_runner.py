@@ -575,7 +575,8 @@ class Runner:
             paths = info.paths
             outputs = _pick_result(result, paths) if paths is not None else None
             if outputs is None:  # a path that is not simple, or that matched nothing
-                outputs = extract(bound.outputs, result.document(parse_json=info.reads_json))
+                document = result.document(parse_json=info.reads_json)
+                outputs = extract(bound.outputs, document, bound.defaults)
         except ToolCallError as error:
             failed_result = error.result if isinstance(error.result, ToolResult) else result
             whole = IN_RESULT if failed_result and failed_result.text == error.message else None

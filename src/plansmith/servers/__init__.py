@@ -14,6 +14,7 @@ from plansmith.servers._config import (
 from plansmith.servers._dask import DaskPool, classify_dask_error, dask_pool_factory
 from plansmith.servers._invoker import McpInvoker, PoolFactory, ToolPool
 from plansmith.servers._pool import ServerPool, to_tool_result
+from plansmith.servers._survey import STAGES, ServerSurvey, survey_servers, transport_of
 from plansmith.servers._warm import DEFAULT_IDLE_TIMEOUT, WarmPools, WarmRun
 
 __all__ = [
@@ -30,6 +31,11 @@ __all__ = [
     "PoolFactory",
     "ToolPool",
     "to_tool_result",
+    # ``plansmith tools``: each server started, its tools listed, how it went
+    "ServerSurvey",
+    "survey_servers",
+    "transport_of",
+    "STAGES",
     # servers kept warm between the runs of a long-lived face (serve, mcp)
     "WarmPools",
     "WarmRun",

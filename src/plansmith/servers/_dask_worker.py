@@ -113,6 +113,8 @@ async def list_tools_task(plugin_name: str, server: str) -> dict[str, Any]:
                 "input_schema": t.input_schema,
                 "output_schema": t.output_schema,
                 "description": t.description,
+                "title": t.title,
+                "annotations": t.annotations,
             }
             for t in tools
         ]

@@ -144,6 +144,9 @@ class _Conn:
     errpipe: NamedErrlog | None = None  # a stdio server's stderr, while it runs
     stale: bool = False  # its tools changed (tools/list_changed) since they were listed
     starting: anyio.CancelScope | None = None  # its session's, until it has started
+    #: how far its last start got: "start" (the process or connection), "initialize"
+    #: (connected: the handshake), "tools" (initialised: tools/list) or "ready"
+    phase: str = "start"
 
 
 class ServerPool(CallByInvoke):
@@ -245,6 +248,24 @@ class ServerPool(CallByInvoke):
         """Why server ``name`` is not running (its start's or restart's error), if known."""
         conn = self._conns.get(name)
         return conn.error if conn is not None else None
+
+    def phase(self, name: str) -> str:
+        """How far server ``name``'s last start got: ``start`` (its process or connection
+        was not made, or the handshake did not begin), ``tools`` (it answered
+        ``initialize``; listing its tools did not end), or ``ready``."""
+        conn = self._conns.get(name)
+        return conn.phase if conn is not None else "start"
+
+    def server_info(self, name: str) -> dict[str, str]:
+        """What server ``name``'s session says of it: ``name``, ``version`` (when it gave
+        them) and ``protocol`` (the version negotiated); empty when it is not running."""
+        conn = self._conns.get(name)
+        client = conn.client if conn is not None else None
+        if client is None:
+            return {}
+        info = client.server_info
+        said = {"name": info.name, "version": info.version} if info is not None else {}
+        return {**{k: v for k, v in said.items() if v}, "protocol": client.protocol_version}
 
     def catalog(self) -> ToolCatalog:
         return ToolCatalog(
@@ -357,6 +378,7 @@ class ServerPool(CallByInvoke):
                 if stop.is_set():
                     return
                 conn.error = None
+                conn.phase = "start"
                 starting.deadline = anyio.current_time() + self.start_timeout
                 transport, http = self._transport(conn)
                 errpipe = conn.errpipe
@@ -366,9 +388,11 @@ class ServerPool(CallByInvoke):
                     client = await stack.enter_async_context(
                         Client(transport, mode=self.mode, message_handler=_on_message(conn))
                     )
+                    conn.phase = "tools"
                     conn.stale = False
                     conn.tools = await _list_tools(client, "use")
                     conn.checks = OutputChecks(conn.tools)
+                    conn.phase = "ready"
                     starting.deadline = math.inf  # started: the session lives until stop
                     conn.starting = None
                     conn.client = client
@@ -590,7 +614,17 @@ async def _list_tools(client: Client, cache_mode: Any) -> tuple[ToolSpec, ...]:
         listed = await client.list_tools(cursor=listed.next_cursor, cache_mode=cache_mode)
         tools.extend(listed.tools)
     return tuple(
-        ToolSpec(t.name, dict(t.input_schema), t.output_schema, t.description or "") for t in tools
+        ToolSpec(
+            t.name,
+            dict(t.input_schema),
+            t.output_schema,
+            t.description or "",
+            t.title,
+            None
+            if t.annotations is None
+            else t.annotations.model_dump(by_alias=True, exclude_none=True, mode="json"),
+        )
+        for t in tools
     )
 
 
