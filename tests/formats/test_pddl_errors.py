@@ -267,3 +267,12 @@ def test_variable_in_a_goal_is_a_problem_error() -> None:
     assert type(error) is ProblemError
     assert error.hint is not None
     assert "only allowed inside actions" in error.hint
+
+
+def test_stray_closing_parenthesis_is_located_where_the_imbalance_starts() -> None:
+    text = BLOCKS.replace(":effect (holding ?x)))", ":effect (holding ?x))") + "\n)\n"
+    text = text.replace("(:action pick", "(:action pick)")
+    error = _domain_error(text)
+    assert type(error) is ParseError
+    assert error.location == _at(text, ")\n    :parameters")
+    assert error.location.line == 6

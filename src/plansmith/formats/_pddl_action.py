@@ -22,8 +22,16 @@ from plansmith.formats._pddl_common import (
     unsupported,
 )
 from plansmith.formats._pddl_lexer import Node, SList, Sym
-from plansmith.formats._pddl_logic import Scope, parse_atom, parse_condition
-from plansmith.model import ActionSchema, Atom, Literal, Number, TypedName
+from plansmith.formats._pddl_logic import Scope, parse_atom, parse_goal, parse_variables
+from plansmith.model import (
+    ActionSchema,
+    Atom,
+    ConditionalEffect,
+    GoalPart,
+    Literal,
+    Number,
+    TypedName,
+)
 
 __all__ = ["TOTAL_COST", "parse_action"]
 
@@ -36,8 +44,6 @@ _REFUSED_KEYS = {
     ":observe": ("sensing actions (':observe')", None),
 }
 _REFUSED_EFFECTS = {
-    "when": ("conditional effects ('when')", ":conditional-effects"),
-    "forall": ("universally quantified effects ('forall')", ":conditional-effects"),
     "decrease": ("numeric effects ('decrease')", ":numeric-fluents"),
     "assign": ("numeric effects ('assign')", ":numeric-fluents"),
     "scale-up": ("numeric effects ('scale-up')", ":numeric-fluents"),
@@ -97,11 +103,14 @@ def parse_action(node: SList, scope: Scope) -> tuple[ActionSchema, bool]:
     params = _parameters(parts.get(":parameters"), scope, name.text)
     variables = {p.name: p.type for p in params}
     scope = replace(scope, variables=variables, where=f" in action '{name.text}'")
-    pre = parse_condition(parts[":precondition"], scope) if ":precondition" in parts else []
+    pre, formulas = (
+        parse_goal(parts[":precondition"], scope) if ":precondition" in parts else ([], [])
+    )
     effects: list[Literal] = []
+    conditional: list[ConditionalEffect] = []
     costs: list[tuple[CostTerm, Node]] = []
     if ":effect" in parts:
-        _effect(parts[":effect"], scope, effects, costs)
+        _effect(parts[":effect"], scope, _Into(effects, conditional, costs))
     schema = ActionSchema(
         name=name.text,
         parameters=tuple(params),
@@ -109,6 +118,8 @@ def parse_action(node: SList, scope: Scope) -> tuple[ActionSchema, bool]:
         effect=tuple(effects),
         cost=_total(costs),
         loc=node.loc,
+        formula=tuple(formulas),
+        conditional=tuple(conditional),
     )
     return schema, bool(costs)
 
@@ -132,9 +143,42 @@ def _parameters(node: Node | None, scope: Scope, action: str) -> list[TypedName]
     return params
 
 
-def _effect(
-    node: Node, scope: Scope, out: list[Literal], costs: list[tuple[CostTerm, Node]]
-) -> None:
+class _Into:
+    """Where effects go: plain literals, conditional effects, cost increases; and the
+    context of the ``forall``/``when`` being read (its variables and condition)."""
+
+    def __init__(
+        self,
+        effects: list[Literal],
+        conditional: list[ConditionalEffect],
+        costs: list[tuple[CostTerm, Node]],
+    ) -> None:
+        self.effects = effects
+        self.conditional = conditional
+        self.costs = costs
+        self.variables: tuple[TypedName, ...] = ()
+        self.condition: tuple[GoalPart, ...] = ()
+        self.loc: Node | None = None
+
+    def literal(self, literal: Literal) -> None:
+        if self.loc is None:
+            self.effects.append(literal)
+            return
+        self.conditional.append(
+            ConditionalEffect(self.variables, self.condition, (literal,), self.loc.loc)
+        )
+
+    def inner(
+        self, node: Node, variables: tuple[TypedName, ...], condition: tuple[GoalPart, ...]
+    ) -> _Into:
+        out = _Into(self.effects, self.conditional, self.costs)
+        out.variables = self.variables + variables
+        out.condition = self.condition + condition
+        out.loc = self.loc or node
+        return out
+
+
+def _effect(node: Node, scope: Scope, into: _Into) -> None:
     lst = expect_list(node, "an effect")
     if not lst.items:
         return
@@ -142,7 +186,17 @@ def _effect(
     word = head.text if isinstance(head, Sym) else ""
     if word == "and":
         for child in lst.items[1:]:
-            _effect(child, scope, out, costs)
+            _effect(child, scope, into)
+    elif word == "forall":
+        check_arity(lst, 2, "variables and an effect", "write '(forall (?x - type) EFFECT)'")
+        variables = parse_variables(lst.items[1], scope)
+        names = {v.name: v.type for v in variables}
+        bound = replace(scope, variables={**scope.variables, **names})
+        _effect(lst.items[2], bound, into.inner(lst, tuple(variables), ()))
+    elif word == "when":
+        check_arity(lst, 2, "a condition and an effect", "write '(when CONDITION EFFECT)'")
+        conditions, formulas = parse_goal(lst.items[1], scope)
+        _effect(lst.items[2], scope, into.inner(lst, (), (*conditions, *formulas)))
     elif word == "not":
         check_arity(lst, 1, "one atom", "write '(not (pred arg ...))'")
         inner = expect_list(lst.items[1], "an atom")
@@ -154,9 +208,11 @@ def _effect(
                 hint="write one '(not (pred ...))' per deleted atom inside '(and ...)'",
             )
         _no_equality(inner)
-        out.append(Literal(parse_atom(inner, scope), False, lst.loc))
+        into.literal(Literal(parse_atom(inner, scope), False, lst.loc))
     elif word == "increase":
-        costs.append((_increase(lst, scope), lst))
+        if into.loc is not None:
+            raise unsupported("cost increases inside 'when' or 'forall'", ":numeric-fluents", lst)
+        into.costs.append((_increase(lst, scope), lst))
     elif word in _REFUSED_EFFECTS:
         raise unsupported(*_REFUSED_EFFECTS[word], lst)
     elif word in ("or", "imply", "exists", "preference", ">", "<", ">=", "<="):
@@ -167,7 +223,7 @@ def _effect(
         )
     else:
         _no_equality(lst)
-        out.append(Literal(parse_atom(lst, scope), True, lst.loc))
+        into.literal(Literal(parse_atom(lst, scope), True, lst.loc))
 
 
 def _no_equality(node: SList) -> None:

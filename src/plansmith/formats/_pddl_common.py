@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from plansmith.errors import InputError, Location, ParseError, UnsupportedFeatureError
 from plansmith.formats._pddl_lexer import Node, SList, Sym
-from plansmith.model import ROOT_TYPE
+from plansmith.model import ROOT_TYPE, either_type
 
 __all__ = [
     "SUPPORTED",
@@ -62,7 +62,22 @@ def did_you_mean(name: str, candidates: Iterable[str], fallback: str) -> str:
 def check_type(
     name: str, declared: Collection[str], loc: Location, error: type[InputError]
 ) -> None:
-    """Raise ``error`` with a suggestion if the type ``name`` is not declared."""
+    """Raise ``error`` with a suggestion if the type ``name`` is not declared.
+
+    An ``(either a b)`` type is declared when its members are; when ``declared``
+    is an ancestor table (type to ancestors), it is added to it: it becomes an
+    ancestor of every type below one of its members.
+    """
+    if name.startswith("(either "):
+        members = name[len("(either ") : -1].split()
+        for member in members:
+            check_type(member, declared, loc, error)
+        if isinstance(declared, dict) and name not in declared:
+            for typ, above in list(declared.items()):
+                if not above.isdisjoint(members):
+                    declared[typ] = above | {name}
+            declared[name] = frozenset({name, ROOT_TYPE})
+        return
     if name not in declared:
         raise error(
             f"unknown type '{name}'",
@@ -171,10 +186,12 @@ def parse_typed_list(
                     hint="write the type name after '-', e.g. '- block'",
                 )
             typ = items[i + 1]
-            if isinstance(typ, SList) and typ.items:
-                head = typ.items[0]
-                if isinstance(head, Sym) and head.text == "either":
-                    raise unsupported("'either' types", None, typ)
+            if isinstance(typ, SList):
+                name = _either(typ)
+                out.extend((p, name, typ.loc) for p in pending)
+                pending = []
+                i += 2
+                continue
             tsym = expect_name(typ, "a type name")
             out.extend((p, tsym.text, tsym.loc) for p in pending)
             pending = []
@@ -184,6 +201,19 @@ def parse_typed_list(
         i += 1
     out.extend((p, ROOT_TYPE, p.loc) for p in pending)
     return out
+
+
+def _either(node: SList) -> str:
+    """The type name of ``(either a b ...)`` (see :func:`plansmith.model.either_type`)."""
+    head = node.items[0] if node.items else None
+    if not (isinstance(head, Sym) and head.text == "either") or len(node.items) < 2:
+        raise ParseError(
+            "expected a type name or '(either TYPE ...)'",
+            location=node.loc,
+            hint="write '- type' or '- (either type1 type2)'",
+        )
+    members = tuple(expect_name(m, "a type name").text for m in node.items[1:])
+    return either_type(members)
 
 
 def parse_define(root: SList, kind: str) -> tuple[Sym, list[SList]]:

@@ -39,7 +39,12 @@ from plansmith.formats._pddl_common import (
 )
 from plansmith.formats._pddl_lexer import Node, SList, Sym, read_sexpr
 from plansmith.formats._pddl_logic import RESERVED, Scope
-from plansmith.formats._pddl_types import ancestor_table, declare_names, parse_types
+from plansmith.formats._pddl_types import (
+    ancestor_table,
+    declare_names,
+    parse_types,
+    with_eithers,
+)
 from plansmith.model import ActionSchema, Domain, Predicate, TypedName
 
 __all__ = ["parse_pddl_domain"]
@@ -98,7 +103,7 @@ def parse_pddl_domain(text: str, file: str | None = None) -> Domain:
         actions = [a if c else replace(a, cost=0) for a, c in zip(actions, costed, strict=True)]
     return Domain(
         name=name.text,
-        types=parents,
+        types=with_eithers(parents, ancestors),
         constants=tuple(constants),
         predicates=tuple(predicates),
         functions=tuple(functions),

@@ -54,14 +54,25 @@ Node = Sym | SList
 
 
 def read_sexpr(text: str, file: str | None = None) -> SList:
-    """The one top-level list of ``text``; a :class:`ParseError` if there is not exactly one."""
+    """The one top-level list of ``text``; a :class:`ParseError` if there is not exactly one.
+
+    A ``)`` too many surfaces only where the top level ends, often at the end of
+    the file; the error then points at the ``)`` where the imbalance most likely
+    starts, found from the indentation (see :func:`_early_close`).
+    """
     stack: list[tuple[int, int, list[Node]]] = []
     top: list[Node] = []
     text = text.removeprefix("\ufeff")
+    # per non-blank line: (line, indentation, depth at its start, its ')' columns)
+    shape: list[tuple[int, int, int, list[int]]] = []
     for lineno, line in enumerate(text.split("\n"), start=1):
         comment = line.find(";")
         if comment >= 0:
             line = line[:comment]
+        closes: list[int] = []
+        stripped = line.lstrip()
+        if stripped:
+            shape.append((lineno, len(line) - len(stripped), len(stack), closes))
         for m in _TOKEN.finditer(line):
             tok = m.group()
             column = m.start() + 1
@@ -75,11 +86,8 @@ def read_sexpr(text: str, file: str | None = None) -> SList:
                 stack.append((lineno, column, []))
             elif tok == ")":
                 if not stack:
-                    raise ParseError(
-                        "unexpected ')' with no matching '('",
-                        location=Location(file, lineno, column),
-                        hint="remove it, or add the '(' it was meant to close",
-                    )
+                    raise _stray(file, Location(file, lineno, column), shape)
+                closes.append(column)
                 open_line, open_column, items = stack.pop()
                 node = SList(tuple(items), file, open_line, open_column)
                 (stack[-1][2] if stack else top).append(node)
@@ -109,9 +117,61 @@ def read_sexpr(text: str, file: str | None = None) -> SList:
         )
     if len(top) > 1:
         extra = top[1]
+        early = _early_close(shape, extra.line)
+        if early is not None:
+            raise _stray(file, extra.loc, shape)
         raise ParseError(
             "text after the end of the definition",
             location=extra.loc,
             hint="the '(define ...)' closes before this; check for a ')' too many above it",
         )
     return first
+
+
+def _stray(
+    file: str | None, surfaced: Location, shape: list[tuple[int, int, int, list[int]]]
+) -> ParseError:
+    """The error for a ``)`` too many, at the ``)`` that most likely closes too early."""
+    early = _early_close(shape, surfaced.line or 0)
+    if early is None:
+        return ParseError(
+            "unexpected ')' with no matching '('",
+            location=surfaced,
+            hint="remove it, or add the '(' it was meant to close",
+        )
+    line, column = early
+    return ParseError(
+        f"unbalanced parentheses: this ')' closes a list too early (the definition "
+        f"then ends before line {surfaced.line}, column {surfaced.column})",
+        location=Location(file, line, column),
+        hint="the indentation of the next line says it belongs inside the list this "
+        "')' closes; remove it, or add the '(' it was meant to close",
+    )
+
+
+def _early_close(
+    shape: list[tuple[int, int, int, list[int]]], until: int
+) -> tuple[int, int] | None:
+    """``(line, column)`` of the ``)`` that most likely closes a list too early.
+
+    In a well-formed file, a line indented deeper than the one before it
+    continues a list that line opened, so it starts deeper; and lines indented
+    alike are nested alike. The first line (before ``until``) that breaks
+    either rule follows the culprit: the last ``)`` of the line before it. None
+    when the indentation says nothing (a file on one line, say).
+    """
+    depth_of: dict[int, int] = {}
+    previous: tuple[int, int, int, list[int]] | None = None
+    for entry in shape:
+        line, indent, depth, _ = entry
+        if line > until:
+            break
+        expected = depth_of.get(indent)
+        if previous is not None and (
+            (expected is not None and depth < expected)
+            or (indent > previous[1] and depth <= previous[2])
+        ):
+            return (previous[0], previous[3][-1]) if previous[3] else None
+        depth_of.setdefault(indent, depth)
+        previous = entry
+    return None

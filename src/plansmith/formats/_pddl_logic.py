@@ -12,26 +12,33 @@ outside the declared type) and is kept, as Fast Downward does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from plansmith.errors import InputError, Location, ParseError
 from plansmith.formats._pddl_common import (
     check_arity,
+    check_type,
     did_you_mean,
     expect_list,
     expect_name,
+    parse_typed_list,
     unsupported,
 )
 from plansmith.formats._pddl_lexer import Node, SList
-from plansmith.model import Atom, Condition, Equality, Literal, Predicate
+from plansmith.model import (
+    Atom,
+    Condition,
+    Equality,
+    Formula,
+    GoalPart,
+    Literal,
+    Predicate,
+    TypedName,
+)
 
-__all__ = ["RESERVED", "Scope", "parse_atom", "parse_condition", "resolve_term"]
+__all__ = ["RESERVED", "Scope", "parse_atom", "parse_goal", "parse_variables", "resolve_term"]
 
 _REFUSED: dict[str, tuple[str, str]] = {
-    "or": ("disjunctive conditions ('or')", ":disjunctive-preconditions"),
-    "imply": ("implications ('imply')", ":disjunctive-preconditions"),
-    "forall": ("universal quantifiers ('forall')", ":universal-preconditions"),
-    "exists": ("existential quantifiers ('exists')", ":existential-preconditions"),
     "when": ("conditional effects ('when')", ":conditional-effects"),
     "preference": ("preferences", ":preferences"),
     ">": ("numeric comparisons ('>')", ":numeric-fluents"),
@@ -40,7 +47,12 @@ _REFUSED: dict[str, tuple[str, str]] = {
     "<=": ("numeric comparisons ('<=')", ":numeric-fluents"),
 }
 
-RESERVED = frozenset({"and", "not", "=", "increase", "decrease", "assign", *_REFUSED})
+RESERVED = frozenset(
+    {
+        "and", "not", "=", "or", "imply", "forall", "exists", "either",
+        "increase", "decrease", "assign", *_REFUSED,
+    }
+)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -59,7 +71,15 @@ class Scope:
     def compatible(self, actual: str, declared: str, *, variable: bool) -> bool:
         if declared in self.ancestors.get(actual, (actual,)):
             return True
-        return variable and actual in self.ancestors.get(declared, (declared,))
+        if not variable:
+            return False
+        # a variable may be of a wider type; 'either' types are compatible when
+        # some member of one is compatible with some member of the other
+        return any(
+            d in self.ancestors.get(a, (a,)) or a in self.ancestors.get(d, (d,))
+            for a in _members(actual)
+            for d in _members(declared)
+        )
 
 
 def resolve_term(sym: Node, scope: Scope) -> tuple[str, str, bool]:
@@ -131,25 +151,35 @@ def parse_atom(node: SList, scope: Scope, *, function: bool = False) -> Atom:
     return Atom(decl.name, tuple(names))
 
 
-def parse_condition(node: Node, scope: Scope) -> list[Condition]:
-    """A conjunction of literals and (in)equalities; anything richer is refused."""
+def parse_goal(node: Node, scope: Scope) -> tuple[list[Condition], list[Formula]]:
+    """A PDDL goal description: its literal conjuncts, and the others as formulas
+    in negation normal form (``imply`` as ``or``, negations on the literals)."""
     out: list[Condition] = []
-    _condition(node, scope, out, positive=True)
-    return out
+    formulas: list[Formula] = []
+    for part in _conjuncts(_formula(node, scope, positive=True, outer=None)):
+        if isinstance(part, Formula):
+            formulas.append(part)
+        else:
+            out.append(part)
+    return out, formulas
 
 
-def _condition(
-    node: Node,
-    scope: Scope,
-    out: list[Condition],
-    *,
-    positive: bool,
-    outer: Location | None = None,
-) -> None:
-    """Append the literals of ``node``; ``outer`` is where an enclosing 'not' starts."""
+def _conjuncts(part: GoalPart | None) -> list[GoalPart]:
+    if part is None:
+        return []
+    if isinstance(part, Formula) and part.kind == "and":
+        return [q for p in part.parts for q in _conjuncts(p)]
+    return [part]
+
+
+def _formula(
+    node: Node, scope: Scope, *, positive: bool, outer: Location | None
+) -> GoalPart | None:
+    """``node`` in negation normal form (``positive=False``: its negation); None
+    for the empty condition '()'. ``outer`` is where an enclosing 'not' starts."""
     lst = expect_list(node, "a condition")
     if not lst.items:
-        return
+        return None
     head = lst.items[0]
     if isinstance(head, SList):
         raise ParseError(
@@ -158,21 +188,58 @@ def _condition(
             hint="write a literal as '(pred arg ...)'",
         )
     word = head.text
-    if word == "and":
-        if not positive:
-            feature = "negated conjunctions ('not (and ...)')"
-            raise unsupported(feature, ":disjunctive-preconditions", lst)
-        for child in lst.items[1:]:
-            _condition(child, scope, out, positive=True)
-    elif word == "not":
+    loc = outer or lst.loc
+    if word in ("and", "or"):
+        kind = word if positive else ("or" if word == "and" else "and")
+        parts = [_formula(child, scope, positive=positive, outer=None) for child in lst.items[1:]]
+        return _junction(kind, [p for p in parts if p is not None], loc)
+    if word == "not":
         check_arity(lst, 1, "one condition", "write '(not (pred arg ...))'")
-        _condition(lst.items[1], scope, out, positive=not positive, outer=outer or lst.loc)
-    elif word == "=":
-        out.append(_equality(lst, scope, positive=positive, loc=outer or lst.loc))
-    elif word in _REFUSED:
+        return _formula(lst.items[1], scope, positive=not positive, outer=loc)
+    if word == "imply":
+        check_arity(lst, 2, "a condition and its consequence", "write '(imply A B)'")
+        left = _formula(lst.items[1], scope, positive=not positive, outer=None)
+        right = _formula(lst.items[2], scope, positive=positive, outer=None)
+        kind = "or" if positive else "and"
+        return _junction(kind, [p for p in (left, right) if p is not None], loc)
+    if word in ("forall", "exists"):
+        check_arity(lst, 2, "variables and a condition", f"write '({word} (?x - type) CONDITION)'")
+        variables = parse_variables(lst.items[1], scope)
+        inner = replace(scope, variables={**scope.variables, **{v.name: v.type for v in variables}})
+        body = _formula(lst.items[2], inner, positive=positive, outer=None)
+        kind = word if positive else ("exists" if word == "forall" else "forall")
+        if body is None:
+            return None if kind == "forall" else Formula("and", (), (), loc)
+        return Formula(kind, (body,), tuple(variables), loc)
+    if word == "=":
+        return _equality(lst, scope, positive=positive, loc=loc)
+    if word in _REFUSED:
         raise unsupported(*_REFUSED[word], lst)
-    else:
-        out.append(Literal(parse_atom(lst, scope), positive, outer or lst.loc))
+    return Literal(parse_atom(lst, scope), positive, loc)
+
+
+def _junction(kind: str, parts: list[GoalPart], loc: Location) -> GoalPart | None:
+    flat: list[GoalPart] = []
+    for p in parts:
+        if isinstance(p, Formula) and p.kind == kind and not p.variables:
+            flat.extend(p.parts)
+        else:
+            flat.append(p)
+    if len(flat) == 1:
+        return flat[0]
+    if not flat and kind == "and":
+        return None
+    return Formula(kind, tuple(flat), (), loc)
+
+
+def parse_variables(node: Node, scope: Scope) -> list[TypedName]:
+    """The typed variables a quantifier binds: ``(?x ?y - type)``."""
+    lst = expect_list(node, "a list of variables")
+    out: list[TypedName] = []
+    for sym, typ, tloc in parse_typed_list(lst.items, "a variable", variable=True):
+        check_type(typ, scope.ancestors, tloc, scope.error)
+        out.append(TypedName(sym.text, typ, sym.loc))
+    return out
 
 
 def _equality(node: SList, scope: Scope, *, positive: bool, loc: Location) -> Equality:
@@ -183,6 +250,10 @@ def _equality(node: SList, scope: Scope, *, positive: bool, loc: Location) -> Eq
     left, _, _ = resolve_term(args[0], scope)
     right, _, _ = resolve_term(args[1], scope)
     return Equality(left, right, positive, loc)
+
+
+def _members(typ: str) -> list[str]:
+    return typ[len("(either ") : -1].split() if typ.startswith("(either ") else [typ]
 
 
 def _at(decl: Predicate) -> str:

@@ -28,7 +28,7 @@ from plansmith.formats._pddl_common import (
     unsupported,
 )
 from plansmith.formats._pddl_lexer import Node, SList, Sym, read_sexpr
-from plansmith.formats._pddl_logic import Scope, parse_atom, parse_condition
+from plansmith.formats._pddl_logic import Scope, parse_atom, parse_goal
 from plansmith.formats._pddl_types import ancestor_table, declare_names
 from plansmith.model import Atom, Domain, Number, Problem
 
@@ -69,7 +69,9 @@ def parse_pddl_problem(text: str, domain: Domain, file: str | None = None) -> Pr
     )
     init_items = [n for s in by_key[":init"] for n in s.items[1:]]
     init, values = _init(init_items, replace(scope, where=" in the init"))
-    goal = parse_condition(_goal(by_key[":goal"], root), replace(scope, where=" in the goal"))
+    goal, goal_formula = parse_goal(
+        _goal(by_key[":goal"], root), replace(scope, where=" in the goal")
+    )
     for section in by_key[":metric"]:
         _check_metric(section)
     return Problem(
@@ -78,6 +80,7 @@ def parse_pddl_problem(text: str, domain: Domain, file: str | None = None) -> Pr
         objects=tuple(objects),
         init=frozenset(init),
         goal=tuple(goal),
+        goal_formula=tuple(goal_formula),
         function_values=tuple(sorted(values.items())),
         source=file,
         loc=root.loc,

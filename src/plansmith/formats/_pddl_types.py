@@ -4,20 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from plansmith.errors import DomainError, InputError, Location
+from plansmith.errors import DomainError, InputError, Location, UnsupportedFeatureError
 from plansmith.formats._pddl_common import check_type, parse_typed_list
 from plansmith.formats._pddl_lexer import Node
 from plansmith.model import ROOT_TYPE, TypedName, TypeHierarchy
 
-__all__ = ["parse_types", "ancestor_table", "declare_names"]
+__all__ = ["parse_types", "ancestor_table", "declare_names", "with_eithers"]
 
 
 def parse_types(items: Sequence[Node]) -> TypeHierarchy:
     """The hierarchy of ``(:types a b - t t - object)``; a cycle or two parents is an error."""
     parents: dict[str, str] = {}
     where: dict[str, Location] = {}
-    for sym, parent, _ in parse_typed_list(items, "a type name", variable=False):
+    for sym, parent, ploc in parse_typed_list(items, "a type name", variable=False):
         name = sym.text
+        if parent.startswith("(either "):
+            raise UnsupportedFeatureError(
+                f"unsupported PDDL feature: an 'either' type as the parent of '{name}'",
+                location=ploc,
+                hint="give each type one parent; 'either' may type predicates, "
+                "parameters and variables",
+            )
         if name == ROOT_TYPE:
             if parent != ROOT_TYPE:
                 raise DomainError(
@@ -58,6 +65,16 @@ def ancestor_table(types: TypeHierarchy) -> dict[str, frozenset[str]]:
     return {t: frozenset(types.ancestors(t)) for t in types.names}
 
 
+def with_eithers(types: TypeHierarchy, ancestors: dict[str, frozenset[str]]) -> TypeHierarchy:
+    """``types`` with the ``either`` types the ancestor table gathered while reading."""
+    eithers = {
+        t: tuple(t[len("(either ") : -1].split()) for t in ancestors if t.startswith("(either ")
+    }
+    if not eithers:
+        return types
+    return TypeHierarchy.of(dict(types.parents), eithers)
+
+
 def declare_names(
     items: Sequence[Node],
     types: dict[str, frozenset[str]],
@@ -73,6 +90,13 @@ def declare_names(
     """
     out: list[TypedName] = []
     for sym, typ, tloc in parse_typed_list(items, f"a {kind} name", variable=False):
+        if typ.startswith("(either "):
+            raise UnsupportedFeatureError(
+                f"unsupported PDDL feature: {kind} '{sym.text}' of an 'either' type",
+                location=tloc,
+                hint=f"give each {kind} one type; 'either' may type predicates, parameters "
+                "and variables",
+            )
         check_type(typ, types, tloc, error)
         prev = known.get(sym.text)
         if prev is not None:

@@ -4,6 +4,7 @@ for run ids."""
 from plansmith.model._canonical import JSONValue, canonical_json, canonical_value, content_hash
 from plansmith.model._domain import (
     ActionSchema,
+    ConditionalEffect,
     Domain,
     Method,
     NamedGoal,
@@ -17,13 +18,17 @@ from plansmith.model._domain import (
 )
 from plansmith.model._ground import GroundAction, State
 from plansmith.model._logic import (
+    OMIT_DEFAULT,
     ROOT_TYPE,
     Atom,
     Condition,
     Equality,
+    Formula,
+    GoalPart,
     Literal,
     TypedName,
     TypeHierarchy,
+    either_type,
 )
 from plansmith.model._plan import (
     PLAN_FORMAT,
@@ -47,11 +52,16 @@ __all__ = [
     "Condition",
     "TypedName",
     "TypeHierarchy",
+    "either_type",
+    "OMIT_DEFAULT",
     # domains and problems
     "Number",
     "Tier",
     "Predicate",
     "ActionSchema",
+    "ConditionalEffect",
+    "Formula",
+    "GoalPart",
     "TaskCall",
     "Ordered",
     "Parallel",

@@ -31,7 +31,10 @@ def canonical_value(value: Any) -> JSONValue:
         out: dict[str, JSONValue] = {}
         for f in fields(value):
             if f.compare:
-                out[f.name] = canonical_value(getattr(value, f.name))
+                item = getattr(value, f.name)
+                if f.metadata.get("omit_default") and item == f.default:
+                    continue
+                out[f.name] = canonical_value(item)
         return out
     if isinstance(value, tuple | list):
         return [canonical_value(v) for v in value]

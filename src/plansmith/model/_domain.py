@@ -8,13 +8,23 @@ from enum import StrEnum
 from typing import Protocol, TypeVar
 
 from plansmith.errors import Location
-from plansmith.model._logic import Atom, Condition, Literal, TypedName, TypeHierarchy
+from plansmith.model._logic import (
+    OMIT_DEFAULT,
+    Atom,
+    Condition,
+    Formula,
+    GoalPart,
+    Literal,
+    TypedName,
+    TypeHierarchy,
+)
 
 __all__ = [
     "Number",
     "Tier",
     "Predicate",
     "ActionSchema",
+    "ConditionalEffect",
     "TaskCall",
     "Ordered",
     "Parallel",
@@ -56,11 +66,31 @@ class Predicate(_Parameterised):
 
 
 @dataclass(frozen=True, slots=True)
+class ConditionalEffect:
+    """``forall (variables) (when condition effect)``: for each binding of the
+    variables, the literals of ``effect`` happen if ``condition`` holds in the
+    state the action is applied in (no variables: a plain ``when``; an empty
+    condition: an unconditional ``forall``)."""
+
+    variables: tuple[TypedName, ...]
+    condition: tuple[GoalPart, ...]
+    effect: tuple[Literal, ...]
+    loc: Location | None = field(default=None, compare=False, hash=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class ActionSchema(_Parameterised):
     """A lifted action: typed parameters, a precondition, effects and a cost.
 
     ``cost`` is a number, or an atom over a numeric function whose ground values
     the problem gives (PDDL ``:action-costs``: ``(increase (total-cost) (f ?x))``).
+
+    ADL (all left out of the canonical form while empty): ``formula`` holds the
+    parts of the precondition that are no literals (``or``, ``forall``,
+    ``exists``; all must hold, as well as ``precondition``); ``conditional``
+    the conditional and universally quantified effects; ``hidden`` counts the
+    trailing parameters that grounding added for existential variables (they are
+    no arguments of the action in a plan).
     """
 
     name: str
@@ -70,6 +100,14 @@ class ActionSchema(_Parameterised):
     cost: Number | Atom = 1
     tier: Tier = Tier.WRITE
     loc: Location | None = field(default=None, compare=False, hash=False, repr=False)
+    formula: tuple[Formula, ...] = field(default=(), metadata=OMIT_DEFAULT)
+    conditional: tuple[ConditionalEffect, ...] = field(default=(), metadata=OMIT_DEFAULT)
+    hidden: int = field(default=0, metadata=OMIT_DEFAULT)
+
+    @property
+    def adl(self) -> bool:
+        """Whether the action uses more than STRIPS with negation and equality."""
+        return bool(self.formula or self.conditional)
 
 
 @dataclass(frozen=True, slots=True)

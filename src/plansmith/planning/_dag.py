@@ -43,6 +43,7 @@ from plansmith.model import (
     Step,
     content_hash,
 )
+from plansmith.planning._adl import goal_witness
 
 __all__ = ["build_plan", "assemble_plan", "problem_hash"]
 
@@ -84,6 +85,12 @@ def build_plan(
     ids = [f"s{j + 1}" for j in range(len(seq))]
     _replay(problem, seq, ids)
     goal = [c for c in problem.goal if isinstance(c, Literal)]
+    if problem.goal_formula:
+        final = set(problem.init)
+        for a in seq:
+            final.difference_update(a.delete)
+            final.update(a.add)
+        goal += goal_witness(problem, final)
     after = transitive_reduction(ordering_constraints(seq, goal))
     settings = tuple(sorted(dict(settings).items()))
     return assemble_plan(problem, seq, after, settings, decomposition=decomposition)

@@ -20,20 +20,29 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from plansmith.model import Atom, Equality, Literal, Number, Problem
+from plansmith.planning._adl import compile_adl, needs_compiling
 from plansmith.planning._instantiate import function_table
 from plansmith.planning._join import Reachability
-from plansmith.planning._schema import Fact
+from plansmith.planning._schema import Fact, SchemaPattern
 from plansmith.planning._task import GroundTask, Operator
 
 __all__ = ["ground"]
 
-# (schema index, args, preconditions, negated preconditions, adds, deletes), the
-# facts as provisional numbers
-Candidate = tuple[int, tuple[str, ...], list[int], list[int], list[int], list[int]]
+# a conditional effect: (condition, negated condition, adds, deletes)
+Effect = tuple[list[int], list[int], list[int], list[int]]
+# (schema index, args, preconditions, negated preconditions, adds, deletes,
+# conditional effects), the facts as provisional numbers
+Candidate = tuple[int, tuple[str, ...], list[int], list[int], list[int], list[int], list[Effect]]
 
 
 def ground(problem: Problem) -> GroundTask:
-    """Ground ``problem``: reachable, relevant operators over numbered fluent facts."""
+    """Ground ``problem``: reachable, relevant operators over numbered fluent facts.
+
+    ADL (quantifiers, disjunctions, conditional effects, goals beyond a
+    conjunction) is compiled away first (:func:`plansmith.planning._adl.compile_adl`).
+    """
+    if needs_compiling(problem):
+        problem = compile_adl(problem)
     reach = Reachability(problem)
     reach.run()
     # Reached fluent facts get provisional numbers in sorted order; the facts
@@ -45,11 +54,25 @@ def ground(problem: Problem) -> GroundTask:
     # Initial atoms that no operator deletes are true in every state, like
     # static ones (e.g. where a hoist stands: ``at`` changes, but not for hoists).
     initial = {i for i in (rid.get((a.predicate, a.args)) for a in problem.init) if i is not None}
-    constant = initial.difference(*(c[5] for c in candidates))
+    constant = initial.difference(
+        *(c[5] for c in candidates), *(e[3] for c in candidates for e in c[6])
+    )
     if constant:
         candidates = [
-            (index, args, [f for f in pre if f not in constant], neg, add, delete)
-            for index, args, pre, neg, add, delete in candidates
+            (
+                index,
+                args,
+                [f for f in pre if f not in constant],
+                neg,
+                add,
+                delete,
+                [
+                    ([f for f in cp if f not in constant], cn, ca, cd)
+                    for cp, cn, ca, cd in effects
+                    if constant.isdisjoint(cn)
+                ],
+            )
+            for index, args, pre, neg, add, delete, effects in candidates
             if constant.isdisjoint(neg)
         ]
     static = reach.static | {order[i] for i in constant}
@@ -114,6 +137,43 @@ def _candidates(reach: Reachability, rid: dict[Fact, int]) -> list[Candidate]:
                 [i for i in neg if i >= 0],
                 [rid[p, g(full)] for p, g in pattern.add],
                 [i for i in delete if i >= 0],
+                _effects(pattern, full, reach, rid) if pattern.effects else [],
+            )
+        )
+    return out
+
+
+def _effects(
+    pattern: SchemaPattern, full: tuple[str, ...], reach: Reachability, rid: dict[Fact, int]
+) -> list[Effect]:
+    """The ground conditional effects of an action that can ever fire: equalities
+    and static atoms of the condition are decided here, a condition on a fact
+    never reached drops the effect, a negated one is dropped itself."""
+    out: list[Effect] = []
+    static = reach.static
+    for effect in pattern.effects:
+        if any(
+            ((full[a] if isinstance(a, int) else a) == (full[b] if isinstance(b, int) else b))
+            != positive
+            for a, b, positive in effect.eqs
+        ):
+            continue
+        if any((p, g(full)) not in static for p, g in effect.static_pos):
+            continue
+        if any((p, g(full)) in static for p, g in effect.static_neg):
+            continue
+        pre = [rid.get((p, g(full)), -1) for p, g in effect.pre]
+        if -1 in pre:
+            continue
+        neg = [rid.get((p, g(full)), -1) for p, g in effect.neg]
+        add = [rid.get((p, g(full)), -1) for p, g in effect.add]
+        delete = [rid.get((p, g(full)), -1) for p, g in effect.delete]
+        out.append(
+            (
+                pre,
+                [i for i in neg if i >= 0],
+                [i for i in add if i >= 0],
+                [i for i in delete if i >= 0],
             )
         )
     return out
@@ -144,7 +204,7 @@ def _operators(
 
     costs = [p.schema.cost for p in reach.schemas]
     out: list[Operator] = []
-    for index, args, pre, neg, add, delete in kept:
+    for index, args, pre, neg, add, delete, effects in kept:
         pre_f, pre_m = numbered(pre)
         add_f, add_m = numbered(add)
         neg_f, neg_m = numbered(neg) if neg else singles[-1]
@@ -154,7 +214,17 @@ def _operators(
         if del_m & add_m:
             del_f = tuple(f for f in del_f if not add_m >> f & 1)
             del_m &= ~add_m
-        if not add_m & ~pre_m and not del_m:
+        conditional: list[tuple[int, int, int, int]] = []
+        for cp, cn, ca, cd in effects:
+            cp_m = numbered(cp)[1] if cp else 0
+            cn_m = numbered(cn)[1] if cn else 0
+            ca_m = numbered(ca)[1] & ~add_m if ca else 0
+            cd_m = numbered(cd)[1] & ~add_m if cd else 0
+            if cp_m & cn_m or (cp_m | pre_m) & neg_m or cn_m & pre_m:
+                continue  # can never fire
+            if ca_m | cd_m:
+                conditional.append((cp_m | pre_m, cn_m, ca_m, cd_m))
+        if not add_m & ~pre_m and not del_m and not conditional:
             continue  # changes no state
         cost = costs[index]
         if isinstance(cost, Atom):
@@ -172,6 +242,7 @@ def _operators(
                 neg_f,
                 add_f,
                 del_f,
+                tuple(conditional),
             )
         )
     return tuple(out)
@@ -190,11 +261,16 @@ def _relevant(
     """
     adders: list[list[int]] = [[] for _ in range(facts)]
     deleters: list[list[int]] = [[] for _ in range(facts)]
-    for i, (_, _, _, _, add, delete) in enumerate(candidates):
+    for i, (_, _, _, _, add, delete, effects) in enumerate(candidates):
         for f in add:
             adders[f].append(i)
         for f in delete:
             deleters[f].append(i)
+        for _, _, ca, cd in effects:
+            for f in ca:
+                adders[f].append(i)
+            for f in cd:
+                deleters[f].append(i)
     wanted: set[int] = set(goal_pos)
     unwanted: set[int] = set(goal_neg)
     kept = [False] * len(candidates)
@@ -206,7 +282,10 @@ def _relevant(
             if kept[i]:
                 continue
             kept[i] = True
-            _, _, pre, neg, _, _ = candidates[i]
+            _, _, pre, neg, _, _, effects = candidates[i]
+            if effects:
+                pre = pre + [f for e in effects for f in e[0]]
+                neg = neg + [f for e in effects for f in e[1]]
             for f in pre:
                 if f not in wanted:
                     wanted.add(f)

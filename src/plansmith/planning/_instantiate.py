@@ -57,7 +57,7 @@ def instantiate(
         cost = schema.cost
     return GroundAction(
         name=schema.name,
-        args=tuple(args),
+        args=tuple(args[: len(args) - schema.hidden]),
         pre_pos=frozenset(pre_pos),
         pre_neg=frozenset(pre_neg),
         add=frozenset(add),

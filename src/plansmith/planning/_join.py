@@ -99,6 +99,9 @@ class Reachability:
     def __init__(self, problem: Problem) -> None:
         domain = problem.domain
         fluent = {e.atom.predicate for a in domain.actions for e in a.effect}
+        fluent.update(
+            e.atom.predicate for a in domain.actions for c in a.conditional for e in c.effect
+        )
         self.static: set[Fact] = set()
         self.reached: set[Fact] = set()
         for atom in problem.init:
@@ -288,6 +291,12 @@ class Reachability:
             if fact not in reached:
                 reached.add(fact)
                 queue.append(fact)
+        for effect in pattern.effects:  # conditions ignored: an over-approximation
+            for p, getter in effect.add:
+                fact = (p, getter(full))
+                if fact not in reached:
+                    reached.add(fact)
+                    queue.append(fact)
 
 
 def _value(term: Term, vals: Values) -> str:

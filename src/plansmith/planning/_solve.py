@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from plansmith.errors import Location, PlanningError, ProblemError, UnsolvableError
 from plansmith.model import GroundAction, Number, Problem
+from plansmith.planning._adl import GOAL_ACTION, apply_step, needs_compiling, objects_of
 from plansmith.planning._grounding import ground
 from plansmith.planning._options import PlanOptions
-from plansmith.planning._task import TaskSpace
+from plansmith.planning._task import Operator, TaskSpace
 from plansmith.planning.heuristics import HEURISTICS
 from plansmith.planning.search import SEARCHES, Limits
 
@@ -98,7 +99,7 @@ def solve(
         raise
     ops = task.operators
     return SolveResult(
-        actions=tuple(ops[o].action for o in found.operators),
+        actions=_plan_actions(problem, [ops[o] for o in found.operators]),
         cost=found.cost,
         expanded=found.expanded,
         generated=found.generated,
@@ -106,3 +107,26 @@ def solve(
         grounding_facts=len(task.facts),
         grounding_operators=len(ops),
     )
+
+
+def _plan_actions(problem: Problem, chosen: list[Operator]) -> tuple[GroundAction, ...]:
+    """The plan's steps as ground actions. With ADL, each is the STRIPS action of
+    its original schema in the state where it runs (:func:`apply_step`), and the
+    synthetic goal action is left out."""
+    if not needs_compiling(problem):
+        return tuple(op.action for op in chosen)
+    objects = objects_of(problem)
+    state = set(problem.init)
+    out: list[GroundAction] = []
+    for op in chosen:
+        if op.schema.name == GOAL_ACTION:
+            continue
+        schema = problem.domain.action(op.schema.name)
+        args = op.args[: len(op.args) - op.schema.hidden]
+        action = None if schema is None else apply_step(schema, args, op.cost, state, objects)
+        if action is None:  # pragma: no cover - the search only applies applicable operators
+            raise AssertionError(f"{op.name} is not applicable where the plan applies it")
+        state.difference_update(action.delete)
+        state.update(action.add)
+        out.append(action)
+    return tuple(out)

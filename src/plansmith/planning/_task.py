@@ -22,7 +22,7 @@ from typing import NamedTuple
 from plansmith.model import ActionSchema, Atom, Condition, GroundAction, Number
 from plansmith.planning._instantiate import instantiate
 
-__all__ = ["Operator", "GroundTask", "TaskSpace", "bits"]
+__all__ = ["Operator", "GroundTask", "TaskSpace", "bits", "relaxed_operators"]
 
 
 class Operator(NamedTuple):
@@ -45,6 +45,10 @@ class Operator(NamedTuple):
     neg_facts: tuple[int, ...]
     add_facts: tuple[int, ...]
     del_facts: tuple[int, ...]
+    effects: tuple[tuple[int, int, int, int], ...] = ()
+    """Conditional effects: ``(condition, negated condition, add, delete)`` masks;
+    the condition includes the precondition. Each fires if its condition holds in
+    the state the operator is applied in."""
 
     @property
     def name(self) -> str:
@@ -52,7 +56,8 @@ class Operator(NamedTuple):
 
     @property
     def action(self) -> GroundAction:
-        """The ground action of the model (static atoms included)."""
+        """The ground action of the model (static atoms included; hidden
+        parameters left out; conditional effects left out)."""
         action = instantiate(self.schema, self.args)
         if action is None:  # pragma: no cover - grounding checked the equalities
             raise AssertionError(f"{self.name} violates an equality of its schema")
@@ -62,7 +67,10 @@ class Operator(NamedTuple):
         return state & self.pre == self.pre and not state & self.neg
 
     def apply(self, state: int) -> int:
-        """Delete, then add: an atom both deleted and added stays true."""
+        """Delete, then add: an atom both deleted and added stays true. Conditional
+        effects fire on the state before."""
+        if self.effects:
+            return _apply_conditional(state, ~self.delete, self.add, self.effects)
         return (state & ~self.delete) | self.add
 
 
@@ -109,6 +117,16 @@ class GroundTask:
         return out
 
 
+def _apply_conditional(
+    state: int, keep: int, add: int, effects: tuple[tuple[int, int, int, int], ...]
+) -> int:
+    for pre, neg, cadd, cdel in effects:
+        if state & pre == pre and not state & neg:
+            add |= cadd
+            keep &= ~cdel
+    return (state & keep) | add
+
+
 def bits(mask: int) -> list[int]:
     """The numbers of the set bits of ``mask``, lowest first."""
     out: list[int] = []
@@ -123,7 +141,16 @@ def bits(mask: int) -> list[int]:
 class TaskSpace:
     """The search space of a :class:`GroundTask` (states are ``int`` masks)."""
 
-    __slots__ = ("_always", "_buckets", "_goal", "_goal_neg", "_keys", "_ops", "task")
+    __slots__ = (
+        "_always",
+        "_buckets",
+        "_conditional",
+        "_goal",
+        "_goal_neg",
+        "_keys",
+        "_ops",
+        "task",
+    )
 
     def __init__(self, task: GroundTask) -> None:
         self.task = task
@@ -146,7 +173,15 @@ class TaskSpace:
         weight = [(per_predicate[a.predicate], deleted[i], -i) for i, a in enumerate(task.facts)]
         buckets: dict[int, list[tuple[int, int, int, int, int, Number]]] = {}
         always: list[tuple[int, int, int, int, int, Number]] = []
+        # operators with conditional effects: (id, pre, neg, keep, add, cost, effects)
+        self._conditional = [
+            (i, op.pre, op.neg, ~op.delete, op.add, op.cost, op.effects)
+            for i, op in enumerate(ops)
+            if op.effects
+        ]
         for entry, op in zip(self._ops, ops, strict=True):
+            if op.effects:
+                continue
             if not op.pre_facts:
                 always.append(entry)
                 continue
@@ -180,5 +215,51 @@ class TaskSpace:
             for o, pre, neg, keep, add, cost in buckets[low.bit_length() - 1]:
                 if state & pre == pre and not state & neg:
                     append((o, (state & keep) | add, cost))
+        if self._conditional:
+            for o, pre, neg, keep, add, cost, effects in self._conditional:
+                if state & pre == pre and not state & neg:
+                    append((o, _apply_conditional(state, keep, add, effects), cost))
         out.sort()
         return out
+
+
+def relaxed_operators(
+    task: GroundTask, *, partition: bool = False
+) -> tuple[tuple[Operator, ...], list[int] | None]:
+    """The operators the delete relaxation sees, and the operator each comes from.
+
+    A task without conditional effects: its operators (and None). Otherwise, as
+    Fast Downward relaxes them, every conditional effect is an operator of its
+    own whose precondition is the operator's and the effect's condition. Its
+    cost: the operator's (``partition=False``; right for hmax, hadd and hFF), or
+    a share of it so that the parts of an operator cost what it costs together
+    (``partition=True``; what LM-cut needs to stay admissible: the whole cost on
+    the base operator when it adds anything, else on its first effect).
+    """
+    if not any(op.effects for op in task.operators):
+        return task.operators, None
+    out: list[Operator] = []
+    origin: list[int] = []
+    for o, op in enumerate(task.operators):
+        base_adds = bool(op.add & ~op.pre)
+        share = op.cost if not partition or base_adds else 0
+        out.append(op if share == op.cost else op._replace(cost=share))
+        origin.append(o)
+        for k, (pre, neg, add, _) in enumerate(op.effects):
+            cost = op.cost if not partition or (not base_adds and k == 0) else 0
+            out.append(
+                op._replace(
+                    pre=pre,
+                    neg=neg,
+                    add=add,
+                    delete=0,
+                    cost=cost,
+                    pre_facts=tuple(bits(pre)),
+                    neg_facts=tuple(bits(neg)),
+                    add_facts=tuple(bits(add)),
+                    del_facts=(),
+                    effects=(),
+                )
+            )
+            origin.append(o)
+    return tuple(out), origin

@@ -24,6 +24,8 @@ first problem, listing the others in its message.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from plansmith.errors import Location, PlanFormatError, PlanInvalidError
 from plansmith.model import (
     Atom,
@@ -34,6 +36,13 @@ from plansmith.model import (
     Plan,
     Problem,
     content_hash,
+)
+from plansmith.planning._adl import (
+    apply_step,
+    goal_holds,
+    goal_witness,
+    needs_compiling,
+    objects_of,
 )
 from plansmith.planning._dag import problem_hash
 from plansmith.planning._plan_graph import StepGraph, step_graph
@@ -73,9 +82,19 @@ def check_plan(plan: Plan, problem: Problem, *, check_hashes: bool = True) -> li
     if structure or step_issues or graph.order is None:
         return issues
     actions = [a for a in ground if a is not None]
-    replay = _replay_issues(plan, problem, actions, graph.order)
+    if needs_compiling(problem):
+        actions, replay = _adl_replay(plan, problem, actions, graph.order)
+    else:
+        replay = _replay_issues(plan, problem, actions, graph.order)
     issues += replay
     if not replay:
+        if problem.goal_formula:
+            final = set(problem.init)
+            for j in graph.order:
+                final.difference_update(actions[j].delete)
+                final.update(actions[j].add)
+            witness = tuple(goal_witness(problem, final))
+            problem = replace(problem, goal=problem.goal + witness, goal_formula=())
         issues += safety_issues(plan, problem, actions, graph)
     return issues
 
@@ -177,6 +196,53 @@ def _holds(cond: Literal | Equality, state: set[Atom]) -> bool:
     if isinstance(cond, Equality):
         return (cond.left == cond.right) == cond.positive
     return (cond.atom in state) == cond.positive
+
+
+def _adl_replay(
+    plan: Plan, problem: Problem, actions: list[GroundAction], order: tuple[int, ...]
+) -> tuple[list[GroundAction], list[PlanIssue]]:
+    """The replay with ADL semantics (:func:`apply_step`): each step becomes the STRIPS
+    action it is in the state where it runs, which the safety check then uses."""
+    objects = objects_of(problem)
+    state = set(problem.init)
+    out = list(actions)
+    for j in order:
+        a, sid = actions[j], plan.steps[j].id
+        schema = problem.domain.action(a.name)
+        assert schema is not None  # ground_steps checked it
+        context = apply_step(schema, a.args, a.cost, state, objects)
+        if context is None:
+            return out, [
+                PlanIssue(
+                    "precondition",
+                    f"step {sid} {a}: its precondition does not hold when the steps run in order",
+                    Location(step=sid),
+                    "an earlier step must make it true (or it must hold initially)",
+                )
+            ]
+        out[j] = context
+        state.difference_update(context.delete)
+        state.update(context.add)
+    issues = [
+        PlanIssue(
+            "goal",
+            f"the goal {cond} does not hold after the last step",
+            cond.loc or Location(),
+            "add steps that achieve it, or check that no later step undoes it",
+        )
+        for cond in problem.goal
+        if not _holds(cond, state)
+    ]
+    issues += [
+        PlanIssue(
+            "goal",
+            f"the goal {f} does not hold after the last step",
+            f.loc or Location(),
+            "add steps that achieve it, or check that no later step undoes it",
+        )
+        for f in goal_holds(problem, state)
+    ]
+    return out, issues
 
 
 def _replay_issues(

@@ -26,7 +26,7 @@ from heapq import heappop, heappush
 from typing import cast
 
 from plansmith.model import Number
-from plansmith.planning._task import GroundTask, bits
+from plansmith.planning._task import GroundTask, bits, relaxed_operators
 from plansmith.planning.search import Evaluation, Evaluator
 
 __all__ = ["Relaxation", "Exploration", "goal_cost"]
@@ -41,7 +41,7 @@ class Relaxation:
     """The operators of a task as precondition counters over fact numbers."""
 
     def __init__(self, task: GroundTask) -> None:
-        ops = task.operators
+        ops, self.origin = relaxed_operators(task)
         n = len(task.facts)
         self.pres = [op.pre_facts for op in ops]
         self.costs = [op.cost for op in ops]

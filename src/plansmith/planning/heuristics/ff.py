@@ -23,6 +23,8 @@ def ff(task: GroundTask) -> Evaluator[int]:
     relaxed = Relaxation(task)
     goals, pres, costs, neg_masks = relaxed.goals, relaxed.pres, relaxed.costs, relaxed.neg_masks
     explore = relaxed.explore
+    if relaxed.origin is not None:
+        return _ff_conditional(relaxed, relaxed.origin)
 
     def evaluate(state: int) -> Evaluation:
         _, supporter, reached = explore(state, additive=True)
@@ -47,6 +49,44 @@ def ff(task: GroundTask) -> Evaluator[int]:
                         stack.append(s)
             if applicable and not state & neg_masks[o]:
                 preferred.add(o)
+        return h, preferred
+
+    return evaluate
+
+
+def _ff_conditional(relaxed: Relaxation, origin: list[int]) -> Evaluator[int]:
+    """hFF where conditional effects are relaxed operators of their own: the cost
+    of each operator of the task is counted once, and preferred operators are the
+    task's (``origin`` maps relaxed operators to them)."""
+    goals, pres, costs, neg_masks = relaxed.goals, relaxed.pres, relaxed.costs, relaxed.neg_masks
+    explore = relaxed.explore
+
+    def evaluate(state: int) -> Evaluation:
+        _, supporter, reached = explore(state, additive=True)
+        if not reached:
+            return math.inf, ()
+        plan: set[int] = set()
+        used: set[int] = set()
+        preferred: set[int] = set()
+        h: float = 0
+        stack = [supporter[g] for g in goals if supporter[g] >= 0]
+        while stack:
+            o = stack.pop()
+            if o in plan:
+                continue
+            plan.add(o)
+            if origin[o] not in used:
+                used.add(origin[o])
+                h += costs[o]
+            applicable = True
+            for p in pres[o]:
+                s = supporter[p]
+                if s >= 0:
+                    applicable = False
+                    if s not in plan:
+                        stack.append(s)
+            if applicable and not state & neg_masks[o]:
+                preferred.add(origin[o])
         return h, preferred
 
     return evaluate

@@ -51,7 +51,7 @@ import math
 from heapq import heappop, heappush
 
 from plansmith.model import Number
-from plansmith.planning._task import GroundTask, bits
+from plansmith.planning._task import GroundTask, bits, relaxed_operators
 from plansmith.planning.search import Evaluation, Evaluator
 
 __all__ = ["lmcut"]
@@ -86,7 +86,7 @@ class _Relaxed:
         n = len(task.facts)
         self.always, self.goal = n, n + 1  # the artificial facts
         cheapest: dict[tuple[tuple[int, ...], tuple[int, ...]], Number] = {}
-        for op in task.operators:
+        for op in relaxed_operators(task, partition=True)[0]:
             pre = op.pre_facts or (n,)
             eff = tuple(f for f in op.add_facts if not op.pre & (1 << f))
             if eff and op.cost < cheapest.get((pre, eff), math.inf):
