@@ -89,7 +89,7 @@ def research_command(
     kept in HOME/runs/RUN_ID/research.json."""
     import asyncio
 
-    from plansmith.domains.research import Budget
+    from plansmith.domains.research import Budget, check_question
     from plansmith.domains.research.desk import (
         ResearchService,
         SourceQuota,
@@ -98,6 +98,7 @@ def research_command(
     )
     from plansmith.engine import Engine
 
+    check_question(question)  # a bad question makes no run (nor starts a server)
     sources = sources_from_specs(source)
     excludes = excludes_for(sources)
     budget = Budget(budget_subtasks, budget_searches, budget_seconds)
@@ -117,6 +118,11 @@ def research_command(
             handle = service.start_research(
                 question, extra=tuple(subquestion or ()), owner="local", subscribe=view
             )
+            view.console.print(
+                f"plan: {handle.kind} question, {len(handle.subquestions)} subquestions:"
+            )
+            for line in handle.subquestions:  # the decomposition, before anything runs
+                view.console.print(f"  {line}", markup=False)
             with view.progress:
                 status = await service.wait(handle.run_id, owner="local")
             return status, service.get_research_report(handle.run_id, owner="local")

@@ -16,14 +16,30 @@ from plansmith.domains.research._evidence import (
 from plansmith.domains.research._index import index_source
 from plansmith.domains.research._problem import (
     ResearchProblem,
+    check_question,
     problem_for,
     problem_yaml,
     read_research_header,
     research_problem,
     source_object,
 )
-from plansmith.domains.research._questions import DEFAULT_CRITERIA, Question, QuestionKind, classify
+from plansmith.domains.research._questions import (
+    DEFAULT_CRITERIA,
+    MAX_QUESTION_BYTES,
+    Question,
+    QuestionKind,
+    classify,
+    split_parts,
+)
 from plansmith.domains.research._report import Citation, Report, write_report
+from plansmith.domains.research._source_types import (
+    CONFIG_FILE,
+    SOURCE_TYPES,
+    check_source_folder,
+    document_type,
+    folder_type,
+    weight,
+)
 from plansmith.domains.research._sources import (
     DOMAIN_DIR,
     DOMAIN_FILE,
@@ -34,7 +50,13 @@ from plansmith.domains.research._sources import (
     server_config,
 )
 from plansmith.domains.research._subquestions import Budget, Decision, Subquestion, propose, select
-from plansmith.domains.research._trace import CallRecord, ResearchTrace, SubquestionRecord, Usage
+from plansmith.domains.research._trace import (
+    CallRecord,
+    FollowUpRecord,
+    ResearchTrace,
+    SubquestionRecord,
+    Usage,
+)
 
 __all__ = [
     # files and sources
@@ -46,11 +68,20 @@ __all__ = [
     "find_python_docs",
     "server_config",
     "index_source",
+    "CONFIG_FILE",
+    "SOURCE_TYPES",
+    "folder_type",
+    "document_type",
+    "check_source_folder",
+    "weight",
     # questions and problems
     "QuestionKind",
     "Question",
     "DEFAULT_CRITERIA",
     "classify",
+    "split_parts",
+    "MAX_QUESTION_BYTES",
+    "check_question",
     "Budget",
     "Subquestion",
     "Decision",
@@ -69,6 +100,7 @@ __all__ = [
     "subject_of",
     "CallRecord",
     "SubquestionRecord",
+    "FollowUpRecord",
     "Usage",
     "ResearchTrace",
     "Citation",

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from plansmith.domains.research._questions import Question, classify
+from plansmith.domains.research._questions import MAX_QUESTION_BYTES, Question, classify
 from plansmith.domains.research._subquestions import (
     Budget,
     Decision,
@@ -37,6 +37,7 @@ __all__ = [
     "problem_for",
     "read_research_header",
     "source_object",
+    "check_question",
 ]
 
 _HEADER = "# research: "
@@ -69,13 +70,29 @@ class ResearchProblem:
         q = data["question"]
         return ResearchProblem(
             name=data["name"],
-            question=Question(
-                q["text"], q["kind"], q["topic"], tuple(q["options"]), tuple(q["criteria"])
-            ),
+            question=Question.from_json(q),
             subquestions=tuple(Subquestion(**s) for s in data["subquestions"]),
             decisions=tuple(Decision(**d) for d in data["decisions"]),
             budget=Budget(**data["budget"]),
             sources=tuple((a, b) for a, b in data["sources"]),
+        )
+
+
+def check_question(question: str) -> None:
+    """Refuse an empty question or one over :data:`MAX_QUESTION_BYTES` (a ``ProblemError``
+    with a hint), before anything is made for it."""
+    if not isinstance(question, str) or not question.strip():
+        raise ProblemError(
+            "the research question is empty",
+            location=Location(argument="question"),
+            hint='ask a question, e.g. "When was tomllib added?"',
+        )
+    size = len(question.encode("utf-8", "replace"))
+    if size > MAX_QUESTION_BYTES:
+        raise ProblemError(
+            f"the research question is {size} bytes, over the limit of {MAX_QUESTION_BYTES}",
+            location=Location(argument="question"),
+            hint="ask a shorter question; put long material in a source folder (--source)",
         )
 
 
@@ -93,8 +110,7 @@ def research_problem(
 ) -> ResearchProblem:
     """Classify ``question``, propose and filter its subquestions (``extra``: more
     proposals, as plain questions), over ``sources`` (their names)."""
-    if not question.strip():
-        raise ProblemError("the research question is empty", hint="ask a question")
+    check_question(question)
     names = list(dict.fromkeys(sources))
     if not names:
         raise ProblemError(
@@ -133,14 +149,21 @@ def problem_yaml(problem: ResearchProblem) -> str:
     objects = ["q: question"]
     objects += [f"{s.id}: subquestion" for s in problem.subquestions]
     objects += [f"{obj}: source" for obj, _ in problem.sources]
-    init = [f"asks_{problem.question.kind}(q)", "drafting(q)"]
+    q = problem.question
+    init = [f"asks_{q.kind}(q)", "drafting(q)"]
+    if any(p.kind == "compare" for p in q.parts):
+        init.append("has_comparison(q)")
     for s in problem.subquestions:
         init += [f"part_of({s.id}, q)", f"facet_of({s.id}, {s.facet})", f"open({s.id})"]
     init += [f"available({obj})" for obj, _ in problem.sources]
     lines = [
         "# A research problem written by plansmith.domains.research.problem_for.",
-        f"# question ({problem.question.kind}): {problem.question.text}",
-        *(f"# {s.id}: {s.text}" for s in problem.subquestions),
+        f"# question ({q.kind}): {q.text}",
+        *(f"# part {n} ({p.kind}): {p.text}" for n, p in enumerate(q.parts, 1)),
+        *(
+            f"# {s.id}{f' (part {s.part})' if s.part else ''}: {s.text}"
+            for s in problem.subquestions
+        ),
         *(f"# dropped: {d.subquestion} -- {d.reason}" for d in problem.decisions if not d.kept),
         _HEADER + header,
         f"problem: {problem.name}",

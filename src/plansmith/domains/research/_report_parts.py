@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from plansmith.domains.research._questions import Question
+from plansmith.domains.research._questions import Question, as_asked
+from plansmith.domains.research._source_types import weight
 from plansmith.domains.research._subquestions import Subquestion
 from plansmith.domains.research._trace import CallRecord, ResearchTrace, SubquestionRecord
-from plansmith.domains.research.verify import Claim, ClaimGroup, Verdict
+from plansmith.domains.research.verify import Claim, ClaimGroup, Verdict, claims_of
 
 __all__ = ["Citation", "Writer"]
 
@@ -29,6 +30,10 @@ class Citation:
 
 
 Quotes = Mapping[str, Sequence[Citation]]
+#: a question (or one part of a compound question) and its subquestions
+Parts = Sequence[tuple[Question, Sequence[SubquestionRecord]]]
+#: subquestion id -> the disputed claims ("entity: attribute") found in its evidence
+Disputes = Mapping[str, Sequence[str]]
 
 
 class Writer:
@@ -56,50 +61,79 @@ class Writer:
 
     # -- sections ---------------------------------------------------------------
 
-    def background(self, q: Question, sqs: Sequence[SubquestionRecord], quotes: Quotes) -> None:
+    def background(self, parts: Parts, quotes: Quotes) -> None:
         self.section("Background")
         wrote = False
-        if q.kind == "compare":
-            for option in q.options:
-                mine = [c for sq in sqs if sq.option == option for c in quotes[sq.id]]
-                if mine:
-                    self.cite(mine[0], f"{option}: ")
-                    wrote = True
-        else:
-            facet = "definition" if q.kind == "explain" else "options"
-            for sq in sqs:
-                if sq.facet == facet:
-                    for c in quotes[sq.id]:
-                        self.cite(c)
+        for q, sqs in parts:
+            if q.kind == "compare":
+                for option in q.options:
+                    mine = [c for sq in sqs if sq.option == option for c in quotes[sq.id]]
+                    if mine:
+                        self.cite(mine[0], f"{option}: ")
                         wrote = True
+            elif q.kind in ("explain", "should"):
+                facet = "definition" if q.kind == "explain" else "options"
+                for sq in sqs:
+                    if sq.facet == facet:
+                        for c in quotes[sq.id]:
+                            self.cite(c)
+                            wrote = True
         if not wrote:
             self.line("- No passage for the background was found within the budget.")
 
-    def findings(self, q: Question, sqs: Sequence[SubquestionRecord], quotes: Quotes) -> None:
-        if q.kind == "compare":
+    def findings(self, parts: Parts, quotes: Quotes, disputes: Disputes) -> None:
+        """The comparison (a compare question) or the findings; a compound question's
+        parts each under their own heading, each with its own subquestions only."""
+        compound = len(parts) > 1
+        if not compound and parts[0][0].kind == "compare":
             self.section("Comparison")
-            for option in q.options:
-                self.lines += [f"### {option}", ""]
-                for sq in sqs:
-                    if sq.option == option:
-                        found = quotes[sq.id]
-                        if found:
-                            self.cite(found[0], f"**{sq.criterion}**: ")
-                        else:
-                            self.line(f"- **{sq.criterion}**: {_missing(sq)}")
-                self.line("")
+            self._comparison(parts[0][0], parts[0][1], quotes, disputes, "###")
             return
         self.section("Findings")
-        skip = "definition" if q.kind == "explain" else "options"
-        for sq in sqs:
-            if sq.facet == skip:
+        for n, (q, sqs) in enumerate(parts, 1):
+            sub = "###"
+            if compound:
+                self.lines += [f"### Part {n} ({q.kind}): {as_asked(q.text)}", ""]
+                sub = "####"
+            if q.kind == "compare":
+                self._comparison(q, sqs, quotes, disputes, sub)
                 continue
-            self.lines += [f"### {sq.text}", ""]
-            for c in quotes[sq.id]:
-                self.cite(c)
-            if not quotes[sq.id]:
-                self.line(f"- {_missing(sq)}")
+            skip = "definition" if q.kind == "explain" else "options" if q.kind == "should" else ""
+            for sq in sqs:
+                if sq.facet == skip:
+                    continue
+                if not (compound and q.kind == "fact"):
+                    self.lines += [f"{sub} {sq.text}", ""]
+                for c in quotes[sq.id]:
+                    self.cite(c)
+                self._disputes(sq, disputes)
+                if not quotes[sq.id] and not disputes.get(sq.id):
+                    self.line(f"- {_missing(sq)}")
+                self.line("")
+
+    def _comparison(
+        self,
+        q: Question,
+        sqs: Sequence[SubquestionRecord],
+        quotes: Quotes,
+        disputes: Disputes,
+        heading: str,
+    ) -> None:
+        for option in q.options:
+            self.lines += [f"{heading} {option}", ""]
+            for sq in sqs:
+                if sq.option == option:
+                    found = quotes[sq.id]
+                    if found:
+                        self.cite(found[0], f"**{sq.criterion}**: ")
+                    elif not disputes.get(sq.id):
+                        self.line(f"- **{sq.criterion}**: {_missing(sq)}")
+                    self._disputes(sq, disputes)
             self.line("")
+
+    def _disputes(self, sq: SubquestionRecord, disputes: Disputes) -> None:
+        for about in disputes.get(sq.id, ()):
+            self.line(f"- Sources disagree on {about}: see Disputed claims.")
 
     def evidence_chain(
         self,
@@ -127,20 +161,41 @@ class Writer:
         self.section("Disputed claims")
         groups = verdict.with_label("disputed")
         if not groups:
-            self.line("- None: no two claims found disagree on a version, date or amount.")
+            self.line("- None: no two claims found disagree on a version, date, amount or count.")
         for g in groups:
             self.lines += [f"### {g.entity}: {g.attribute}", ""]
             for conflict in g.conflicts:
                 self.line(f"- Flagged ({conflict.kind}): {conflict.detail}.")
+            weighed = _weighed(g)
+            if weighed:
+                self.line(f"- Weighed by source type: {weighed}.")
             for claim in g.claims:
+                kind = f" [{claim.evidence.source_type}]" if claim.evidence.source_type else ""
                 self.cite(
-                    _claim_citation(claim), f"{claim.evidence.source} says {claim.value_text}: "
+                    _claim_citation(claim),
+                    f"{claim.evidence.source} says {claim.value_text}{kind}: ",
                 )
             self.line("")
 
-    def conclusions(
-        self, q: Question, sqs: Sequence[SubquestionRecord], quotes: Quotes, verdict: Verdict
-    ) -> None:
+    def followups(self, trace: ResearchTrace) -> None:
+        """What the searches made because of a conflict found (none: no section)."""
+        if not trace.followups:
+            return
+        self.section("Follow-up searches")
+        for f in trace.followups:
+            searched = ", ".join(f.sources) or "no source"
+            also = f" (ranked first if holding one of: {f.also})" if f.also else ""
+            self.line(
+                f"- {f.id}: conflict on {f.entity}: {f.attribute}; searched {searched} for "
+                f"`{f.query}`{also}: {f.outcome}."
+            )
+            for e in trace.evidence:
+                if e.subquestion == f.id:
+                    for c in claims_of(e):
+                        if (c.entity, c.attribute) == (f.entity, f.attribute):
+                            self.cite(_claim_citation(c), "found: ", indent="  ")
+
+    def conclusions(self, parts: Parts, quotes: Quotes, verdict: Verdict) -> None:
         self.section("Conclusions and recommendations")
         for g in verdict.with_label("consistent"):
             self._agreed(g)
@@ -155,17 +210,24 @@ class Writer:
                 f"- {len(disputed)} claims are disputed (see Disputed claims); "
                 "no conclusion rests on them: check them before relying on them."
             )
-        if q.kind == "compare":
-            for option in q.options:
-                mine = [sq for sq in sqs if sq.option == option]
-                found = sum(1 for sq in mine if quotes[sq.id])
-                self.line(f"- {option}: evidence found on {found} of {len(mine)} criteria.")
-        elif q.kind == "should":
-            self._recommend(q, sqs, quotes, bool(disputed))
-        else:
-            for sq in sqs:
-                if sq.facet == "definition" and quotes[sq.id]:
-                    self.cite(quotes[sq.id][0], "In short: ")
+        for n, (q, sqs) in enumerate(parts, 1):
+            if len(parts) > 1:
+                self.line(f"- Part {n} ({q.kind}): {as_asked(q.text)}")
+            if q.kind == "compare":
+                for option in q.options:
+                    mine = [sq for sq in sqs if sq.option == option]
+                    found = sum(1 for sq in mine if quotes[sq.id])
+                    self.line(f"- {option}: evidence found on {found} of {len(mine)} criteria.")
+            elif q.kind == "should":
+                self._recommend(q, sqs, quotes, bool(disputed))
+            elif q.kind == "fact":
+                for sq in sqs:
+                    found = len(quotes[sq.id])
+                    self.line(f"- {sq.text} {found} quoted passage(s) found ({sq.status}).")
+            else:
+                for sq in sqs:
+                    if sq.facet == "definition" and quotes[sq.id]:
+                        self.cite(quotes[sq.id][0], "In short: ")
 
     def _agreed(self, g: ClaimGroup) -> None:
         first = g.claims[0]
@@ -226,6 +288,27 @@ def _facet_quotes(
     sqs: Sequence[SubquestionRecord], quotes: Quotes, facet: str, option: str
 ) -> list[Citation]:
     return [c for sq in sqs if sq.facet == facet and sq.option == option for c in quotes[sq.id]]
+
+
+def _weighed(g: ClaimGroup) -> str:
+    """Which value the weightiest source type backs, when the types differ."""
+    best: dict[str, tuple[int, str, str]] = {}  # value -> (weight, type, source)
+    for c in g.claims:
+        t = c.evidence.source_type
+        if not t:
+            continue
+        mine = (weight(t), t, c.evidence.source)
+        if c.value_text not in best or mine[0] > best[c.value_text][0]:
+            best[c.value_text] = mine
+    if len(best) < 2:
+        return ""
+    ranked = sorted(best.items(), key=lambda kv: -kv[1][0])
+    (top, (w1, t1, s1)), (_, (w2, t2, _s2)) = ranked[0], ranked[1]
+    if w1 == w2:
+        return f"the values come from sources of equal weight ({t1}, {t2}): neither outweighs"
+    return f"{top} is backed by the weightiest source type, {t1} ({s1}); the others: " + ", ".join(
+        f"{v} ({t})" for v, (_, t, _s) in ranked[1:]
+    )
 
 
 def _missing(sq: SubquestionRecord) -> str:

@@ -4,7 +4,14 @@ Each kind of question gives its own subquestions:
 
 * compare: one per option and criterion ("How does json fare on speed?");
 * explain: definition, usage, caveats, version history;
-* should: the options, the evidence for, the evidence against (per option).
+* should: the options, the evidence for, the evidence against (per option);
+* fact: one subquestion, the question itself: its ``query`` is the words that name
+  what it asks about ("Frobnicator 4.2"), its ``also`` the words of the fact asked
+  ("released release date");
+* compound: the subquestions of each part, each marked with its part (1, 2, ...),
+  taken in turn from each part (the first of every part, then the second...), so
+  that a small budget still asks something of every part. A part's entities,
+  options and criteria stay in its own subquestions: nothing is crossed.
 
 Every subquestion has a ``query`` (the words every source must match) and
 ``also`` (words of which a passage should hold one: "example", "warning",
@@ -23,11 +30,13 @@ the generated ones. The rules, in order, and what each decision records:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from plansmith.domains.research._questions import Question
-from plansmith.domains.research._terms import similar, stem, terms
+from plansmith.domains.research._questions import Question, as_asked
+from plansmith.domains.research._terms import STOPWORDS, similar, stem, terms
+from plansmith.domains.research.verify._words import word_set
 
 __all__ = ["Budget", "Subquestion", "Decision", "propose", "select"]
 
@@ -54,6 +63,7 @@ class Subquestion:
     also: str = ""
     option: str = ""
     criterion: str = ""
+    part: int = 0  # the part of a compound question it belongs to (1, 2, ...); 0: none
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +84,64 @@ _CONS = "disadvantage limitation warning caveat deprecated slower unsafe not"
 _ALTERNATIVES = "alternative instead see also compared"
 
 
-def _sq(facet: str, text: str, query: str, also: str = "", **kw: str) -> Subquestion:
-    return Subquestion("", facet, text, query, also, **kw)
+def _sq(
+    facet: str, text: str, query: str, also: str = "", *, option: str = "", criterion: str = ""
+) -> Subquestion:
+    return Subquestion("", facet, text, query, also, option, criterion)
+
+
+#: words of a fact question that ask, rather than name what is asked about
+_ASKING = word_set(
+    """when what which who whom whose where why how many much long big large old often fast
+    was were is are does do did can could has have had will would the a an of in on at by to
+    for from with it its this that there since year date use used uses using get value
+    number count size limit any ever first last"""
+)
+#: words of the fact asked -> the words a passage stating it holds
+_FACT_WORDS = (
+    (("released", "release", "came", "shipped", "out"), "released release"),
+    (("added", "introduced", "new", "appeared", "available"), "added new version"),
+    (("deprecated", "deprecate"), "deprecated version"),
+    (("removed", "dropped"), "removed version"),
+    (("changed",), "changed version"),
+    (("default", "defaults"), "default"),
+    (("support", "supports", "supported", "handle", "handles", "allow", "allows"), "supports"),
+    (("maximum", "max", "most", "minimum", "min", "least"), "maximum minimum limit"),
+    (("latest", "current", "newest", "version", "versions"), "version latest"),
+    (("end", "eol", "life", "until"), "end life support"),
+)
+
+
+def _fact(q: Question) -> Subquestion:
+    words = re.findall(r"[\w.+#/-]+", q.text)
+    wanted: list[str] = []
+    query: list[str] = []
+    for word in words:
+        lower = word.lower().strip(".")
+        hit = [also for keys, also in _FACT_WORDS if lower in keys]
+        if hit:
+            wanted += [w for w in hit[0].split() if w not in wanted]
+        elif lower and lower not in _ASKING and lower not in STOPWORDS:
+            query.append(word.strip("."))
+    return _sq("fact", _as_question(q), " ".join(query) or q.topic, " ".join(wanted))
+
+
+def _as_question(q: Question) -> str:
+    text = as_asked(q.text)
+    return text if text.endswith("?") else text.rstrip(".!") + "?"
 
 
 def propose(question: Question) -> list[Subquestion]:
     """The subquestions of ``question``'s kind (ids are given by :func:`select`)."""
     q = question
+    if q.kind == "compound":
+        per_part = [[replace(s, part=n) for s in propose(p)] for n, p in enumerate(q.parts, 1)]
+        turns: list[Subquestion] = []
+        for i in range(max(len(p) for p in per_part)):
+            turns += [p[i] for p in per_part if i < len(p)]
+        return turns
+    if q.kind == "fact":
+        return [_fact(q)]
     if q.kind == "compare":
         return [
             _sq("criterion", f"How does {o} fare on {c}?", o, c, option=o, criterion=c)
@@ -146,8 +207,25 @@ def select(
         named = Subquestion(f"sq{len(kept) + 1}", *_fields(sq))
         kept.append(named)
         decisions.append(Decision(sq.text, True, f"kept as {named.id} ({sq.facet})"))
-    return kept, decisions
+    return _by_part(kept, decisions)
 
 
-def _fields(sq: Subquestion) -> tuple[str, str, str, str, str, str]:
-    return sq.facet, sq.text, sq.query, sq.also, sq.option, sq.criterion
+def _by_part(
+    kept: list[Subquestion], decisions: list[Decision]
+) -> tuple[list[Subquestion], list[Decision]]:
+    """The kept subquestions of a compound question numbered part by part (they were
+    chosen in turns), the decisions' ids renamed to match."""
+    ordered = sorted(kept, key=lambda s: s.part)
+    if ordered == kept:
+        return kept, decisions
+    names = {s.id: f"sq{n}" for n, s in enumerate(ordered, 1)}
+    renamed = [replace(s, id=names[s.id]) for s in ordered]
+
+    def rename(text: str) -> str:
+        return re.sub(r"\bsq\d+\b", lambda m: names.get(m.group(0), m.group(0)), text)
+
+    return renamed, [replace(d, reason=rename(d.reason)) for d in decisions]
+
+
+def _fields(sq: Subquestion) -> tuple[str, str, str, str, str, str, int]:
+    return sq.facet, sq.text, sq.query, sq.also, sq.option, sq.criterion, sq.part

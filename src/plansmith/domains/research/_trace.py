@@ -17,7 +17,14 @@ from plansmith.domains.research._problem import ResearchProblem
 from plansmith.domains.research._subquestions import Budget, Decision
 from plansmith.domains.research.verify import ClaimGroup, Evidence, Verdict, verify
 
-__all__ = ["CallRecord", "SubquestionRecord", "Usage", "ResearchTrace", "group_json"]
+__all__ = [
+    "CallRecord",
+    "SubquestionRecord",
+    "FollowUpRecord",
+    "Usage",
+    "ResearchTrace",
+    "group_json",
+]
 
 TRACE_FORMAT = "plansmith.research-trace"
 
@@ -53,6 +60,24 @@ class SubquestionRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class FollowUpRecord:
+    """A search for a third source, made because the verifier flagged a conflict.
+
+    ``id`` (``fu1``, ...) is the ``subquestion`` of its calls and evidence; ``found``
+    the passages it added that state the disputed attribute; ``outcome`` says, in
+    words, what it found."""
+
+    id: str
+    entity: str
+    attribute: str
+    query: str
+    also: str
+    sources: tuple[str, ...]
+    found: tuple[str, ...]
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
 class Usage:
     """What the run used of its budget; ``limited`` when the budget cut coverage."""
 
@@ -76,6 +101,7 @@ class ResearchTrace:
     decisions: tuple[Decision, ...] = ()
     as_of: str | None = None
     max_age_days: int | None = None
+    followups: tuple[FollowUpRecord, ...] = ()
     _verdict: list[Verdict] = field(default_factory=list, compare=False, repr=False)
 
     @property
@@ -106,6 +132,7 @@ class ResearchTrace:
             "usage": asdict(self.usage),
             "as_of": self.as_of,
             "max_age_days": self.max_age_days,
+            "followups": [asdict(f) for f in self.followups],
             "claims": [group_json(g) for g in verdict.groups],
             "conflicts": [group_json(g) for g in verdict.groups if g.conflicts],
         }
@@ -126,6 +153,10 @@ class ResearchTrace:
             decisions=tuple(Decision(**d) for d in data.get("decisions", [])),
             as_of=data.get("as_of"),
             max_age_days=data.get("max_age_days"),
+            followups=tuple(
+                FollowUpRecord(**{**f, "sources": tuple(f["sources"]), "found": tuple(f["found"])})
+                for f in data.get("followups", [])
+            ),
         )
 
 
@@ -145,6 +176,7 @@ def group_json(group: ClaimGroup) -> dict[str, Any]:
                 "value": c.value_text,
                 "sentence": c.sentence,
                 "source": c.evidence.source,
+                "source_type": c.evidence.source_type,
                 "path": c.evidence.path,
                 "passage": c.evidence.passage,
                 "lines": list(c.evidence.lines_of(c.sentence)),

@@ -16,7 +16,7 @@ import anyio
 
 __all__ = ["QueryKey", "QueryCache"]
 
-QueryKey = tuple[str, str, str, int, int]
+QueryKey = tuple[str | int | tuple[str, ...], ...]  # source, query, also, limit, depth[, skip]
 
 
 @dataclass(slots=True)

@@ -13,6 +13,13 @@ and seconds (``max_seconds`` from the run's start; a search in flight at the
 deadline is cut) remain, and while the source's per-run call quota allows.
 Otherwise the search is skipped, no new search is made, and the report says
 "coverage limited" with the reasons.
+
+Every piece of evidence carries its document's type (official docs, changelog,
+notes, blog: :mod:`plansmith.domains.research._source_types`). When the verifier
+flags a value conflict, ``verify`` searches every source once more for the disputed
+entity and attribute (a *follow-up*, at most ``max_followups``, within the same
+search budget and quotas), reads the top passages not read yet, keeps those that
+state the attribute, labels again, and records what it found for the report.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,17 +35,19 @@ import anyio
 
 from plansmith.domains.research import (
     CallRecord,
+    FollowUpRecord,
     ResearchProblem,
     ResearchTrace,
     Subquestion,
     SubquestionRecord,
     Usage,
+    document_type,
     evidence_from_fetch,
     write_report,
 )
-from plansmith.domains.research.desk._cache import QueryCache
+from plansmith.domains.research.desk._cache import QueryCache, QueryKey
 from plansmith.domains.research.desk._quota import CallVolume, SourceQuota
-from plansmith.domains.research.verify import Evidence
+from plansmith.domains.research.verify import ClaimGroup, Evidence, claims_of, where
 from plansmith.errors import ToolCallError
 from plansmith.execution import ToolResult
 from plansmith.model import JSONValue
@@ -48,6 +57,26 @@ __all__ = ["CallSource", "ResearchDesk"]
 #: calls a source's tool: (server, tool, arguments, idempotency key) -> result
 CallSource = Callable[[str, str, dict[str, Any], str], Awaitable[ToolResult]]
 _PAGE = 20000
+#: an attribute's words, for the follow-up search of a conflict about it
+_FOLLOW_UP_WORDS = {
+    "released": "released release",
+    "added in": "added new version",
+    "changed in": "changed version",
+    "deprecated in": "deprecated version",
+    "removed in": "removed version",
+    "end of life": "end life support until",
+    "latest version": "latest version",
+    "requires": "requires version",
+}
+
+
+def _ident(group: ClaimGroup) -> tuple[str, str]:
+    return group.entity, group.attribute
+
+
+def _states(evidence: Evidence, group: ClaimGroup) -> bool:
+    """Whether ``evidence`` states ``group``'s attribute of its entity."""
+    return any((c.entity, c.attribute) == _ident(group) for c in claims_of(evidence))
 
 
 @dataclass(slots=True)
@@ -73,6 +102,9 @@ class ResearchDesk:
     reasons: list[str] = field(default_factory=list)
     volume: CallVolume = field(init=False)
     report_path: Path | None = None
+    source_types: Mapping[str, str] = field(default_factory=dict)
+    max_followups: int = 3
+    followups: list[FollowUpRecord] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.started = self.clock()
@@ -121,7 +153,12 @@ class ResearchDesk:
         return None
 
     async def _ask(
-        self, source: str, sq: Subquestion, key: str, why: list[str]
+        self,
+        source: str,
+        sq: Subquestion,
+        key: str,
+        why: list[str],
+        skip: frozenset[str] = frozenset(),
     ) -> dict[str, Any] | None:
         remaining = self.problem.budget.max_seconds - self.elapsed()
         fetched = 0
@@ -135,7 +172,8 @@ class ResearchDesk:
                 raw: Any = found.structured.get("hits") or []
                 hits: list[dict[str, Any]] = list(raw)
                 pages: list[JSONValue] = []
-                ids = list(dict.fromkeys(str(h["id"]) for h in hits))[: self.depth]
+                found_ids = dict.fromkeys(str(h["id"]) for h in hits)
+                ids = [i for i in found_ids if i not in skip][: self.depth]
                 for n, passage in enumerate(ids):
                     fetched += 1
                     args = {"id": passage, "max_chars": _PAGE}
@@ -148,13 +186,17 @@ class ResearchDesk:
             why.append(f"time budget used up ({self.problem.budget.max_seconds:g} s) mid-search")
         return answer
 
-    async def search(self, sq_id: str, src: str, key: str, step: str = "") -> dict[str, Any]:
-        """Search source object ``src`` for subquestion ``sq_id`` (see the module)."""
-        sq = self.spec(sq_id)
-        source = self.sources.get(src)
-        if source is None:
-            raise ToolCallError("tool_error", f"no source object {src!r} in the research problem")
-        why: list[str] = []
+    async def _cached(
+        self,
+        source: str,
+        sq: Subquestion,
+        key: str,
+        why: list[str],
+        skip: frozenset[str] = frozenset(),
+    ) -> tuple[dict[str, Any] | None, bool]:
+        """The answer of ``source`` to ``sq`` from the query cache, else asked (within the
+        budget and quota; ``why`` gets the reason when it is not); ``skip``: passages not
+        to read (already read), so the pages read are new ones."""
 
         async def compute() -> dict[str, Any] | None:
             refused = self._admit(source)
@@ -162,14 +204,26 @@ class ResearchDesk:
                 why.append(refused)
                 return None
             try:
-                return await self._ask(source, sq, key, why)
+                return await self._ask(source, sq, key, why, skip)
             except ToolCallError as error:
                 why.append(f"search failed on {source}: {error.message}")
                 return None
 
-        t0 = self.clock()
-        ckey = (source, sq.query, sq.also, self.limit, self.depth)
+        ckey: QueryKey = (source, sq.query, sq.also, self.limit, self.depth)
+        if skip:
+            ckey += (tuple(sorted(skip)),)
         answer, cached = await self.cache.get(ckey, compute)
+        return answer, cached
+
+    async def search(self, sq_id: str, src: str, key: str, step: str = "") -> dict[str, Any]:
+        """Search source object ``src`` for subquestion ``sq_id`` (see the module)."""
+        sq = self.spec(sq_id)
+        source = self.sources.get(src)
+        if source is None:
+            raise ToolCallError("tool_error", f"no source object {src!r} in the research problem")
+        why: list[str] = []
+        t0 = self.clock()
+        answer, cached = await self._cached(source, sq, key, why)
         ms = round((self.clock() - t0) * 1000, 3)
         if answer is None:
             reason = why[0] if why else "not searched"
@@ -180,7 +234,7 @@ class ResearchDesk:
                 CallRecord(sq_id, source, "search", sq.query, False, 0, False, ms, reason, step)
             )
             return {"status": "skipped", "reason": reason, "hits": 0, "passages": []}
-        items = [evidence_from_fetch(p, sq_id) for p in answer["pages"]]
+        items = self._evidence(source, answer["pages"], sq_id)
         self.evidence[(sq_id, source)] = items
         hits = int(answer["hits"])
         self.calls.append(
@@ -188,6 +242,77 @@ class ResearchDesk:
         )
         passages = [e.passage for e in items]
         return {"status": "searched", "hits": hits, "passages": passages, "cached": cached}
+
+    def _evidence(self, source: str, pages: list[Any], sq_id: str) -> list[Evidence]:
+        kind = self.source_types.get(source, "")
+        items = [evidence_from_fetch(p, sq_id) for p in pages]
+        return [replace(e, source_type=document_type(kind, e.path) if kind else "") for e in items]
+
+    # -- follow-up searches on a conflict ------------------------------------------------
+
+    async def _follow_up(self, n: int, group: ClaimGroup, key: str, step: str) -> None:
+        """Search every source once more for ``group``'s entity and attribute; keep the
+        new passages that state that attribute of that entity."""
+        fu_id = f"fu{n}"
+        attribute = group.attribute.split(":", 1)[0].replace("_", " ")
+        also = _FOLLOW_UP_WORDS.get(attribute, attribute)
+        if group.kind == "count":  # "count:workers": the things counted
+            also = f"{group.attribute.rsplit(':', 1)[-1]} supports maximum"
+        text = f"{group.entity}: {group.attribute}?"
+        sq = Subquestion(fu_id, "follow-up", text, group.entity, also)
+        seen = {e.passage for items in self.evidence.values() for e in items}
+        searched: list[str] = []
+        notes: list[str] = []
+        found: list[Evidence] = []
+        for source in self.sources.values():
+            why: list[str] = []
+            t0 = self.clock()
+            fkey = f"{key}/{fu_id}/{source}"
+            answer, cached = await self._cached(source, sq, fkey, why, frozenset(seen))
+            ms = round((self.clock() - t0) * 1000, 3)
+            if answer is None:
+                reason = why[0] if why else "not searched"
+                notes.append(f"{source} not searched ({reason})")
+                self.calls.append(
+                    CallRecord(fu_id, source, "search", sq.query, False, 0, False, ms, reason, step)
+                )
+                continue
+            searched.append(source)
+            hits = int(answer["hits"])
+            self.calls.append(
+                CallRecord(fu_id, source, "search", sq.query, True, hits, cached, ms, "", step)
+            )
+            kept = [
+                e
+                for e in self._evidence(source, answer["pages"], fu_id)
+                if e.passage not in seen and _states(e, group)
+            ]
+            seen.update(e.passage for e in kept)
+            if kept:
+                self.evidence[(fu_id, source)] = kept
+                found.extend(kept)
+        claims = [
+            c for e in found for c in claims_of(e) if (c.entity, c.attribute) == _ident(group)
+        ]
+        if claims:
+            said = "; ".join(f"{where(c)} says {c.value_text}" for c in claims[:4])
+            outcome = f"found {len(found)} more passage(s) stating it: {said}"
+        else:
+            outcome = "found no other passage stating it; the conflict stands on the sources above"
+        if notes:
+            outcome += " (" + "; ".join(notes) + ")"
+        self.followups.append(
+            FollowUpRecord(
+                fu_id,
+                group.entity,
+                group.attribute,
+                sq.query,
+                also,
+                tuple(searched),
+                tuple(e.passage for e in found),
+                outcome,
+            )
+        )
 
     # -- the other actions ----------------------------------------------------------------
 
@@ -221,9 +346,8 @@ class ResearchDesk:
             )
             for s in p.subquestions
         )
-        evidence = tuple(
-            e for s in p.subquestions for n in names for e in self.evidence.get((s.id, n), [])
-        )
+        asked = [s.id for s in p.subquestions] + [f.id for f in self.followups]
+        evidence = tuple(e for s in asked for n in names for e in self.evidence.get((s, n), []))
         dropped = [d for d in p.decisions if not d.kept and d.reason.startswith("over budget")]
         reasons = list(self.reasons)
         if dropped:
@@ -232,14 +356,35 @@ class ResearchDesk:
             1 for s in p.subquestions if any(c.ok for c in self.calls if c.subquestion == s.id)
         )
         usage = Usage(used, self.searches, round(self.elapsed(), 3), bool(reasons), tuple(reasons))
-        return ResearchTrace(self.run_id, p, records, tuple(self.calls), evidence, usage)
+        return ResearchTrace(
+            self.run_id,
+            p,
+            records,
+            tuple(self.calls),
+            evidence,
+            usage,
+            followups=tuple(self.followups),
+        )
 
-    def verify(self) -> dict[str, Any]:
+    async def verify(self, key: str = "", step: str = "") -> dict[str, Any]:
+        """Label the claims; on a value conflict, search for a third source (see the
+        module) and label again."""
         verdict = self.trace().verdict()
+        if not self.followups:
+            flagged = [
+                g
+                for g in verdict.with_label("disputed")
+                if any(c.kind == "value" for c in g.conflicts)
+            ]
+            for n, group in enumerate(flagged[: self.max_followups], 1):
+                await self._follow_up(n, group, key or self.run_id, step)
+            if flagged:
+                verdict = self.trace().verdict()
         return {
             "consistent": len(verdict.with_label("consistent")),
             "disputed": len(verdict.with_label("disputed")),
             "single-source": len(verdict.with_label("single-source")),
+            "followups": len(self.followups),
         }
 
     def write_report(self, out: Path | None = None) -> dict[str, Any]:

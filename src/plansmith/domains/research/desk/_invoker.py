@@ -81,7 +81,7 @@ class DeskInvoker:
         if call.tool == "weigh":
             return _result(desk.weigh(str(args["subquestion"])))
         if call.tool == "verify":
-            return _result(desk.verify())
+            return _result(await desk.verify(call.key, call.step))
         if call.tool in ("compare", "recommend"):
             section = "Comparison" if call.tool == "compare" else "Conclusions and recommendations"
             return _result({"sections": [section]})

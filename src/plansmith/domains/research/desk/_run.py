@@ -58,6 +58,7 @@ def prepare_research(
     *,
     cache: QueryCache,
     quota: Mapping[str, SourceQuota],
+    source_types: Mapping[str, str] | None = None,
 ) -> ResearchDesk:
     """Write the run's problem file and make its desk (nothing is logged or called yet)."""
     problem = research_problem(
@@ -73,6 +74,7 @@ def prepare_research(
         quota,
         depth=request.depth,
         run_dir=run_dir,
+        source_types=dict(source_types or {}),
     )
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 
-from plansmith.domains.research import Budget
+from plansmith.domains.research import Budget, check_question, check_source_folder, folder_type
 from plansmith.domains.research.desk._cache import QueryCache
 from plansmith.domains.research.desk._desk import ResearchDesk
 from plansmith.domains.research.desk._pool import SourceServers
@@ -99,7 +99,8 @@ class ResearchService:
         if not sources:
             raise InputError("research needs at least one source", hint="pass --source DIR")
         self.engine = engine
-        self.sources = {name: Path(root) for name, root in sources.items()}
+        self.sources = {name: check_source_folder(name, root) for name, root in sources.items()}
+        self.source_types = {name: folder_type(root) for name, root in self.sources.items()}
         self.state_dir = Path(state_dir) if state_dir else engine.home / "research"
         if isinstance(quota, SourceQuota) or quota is None:
             quota = {name: quota or SourceQuota() for name in self.sources}
@@ -159,7 +160,9 @@ class ResearchService:
         subscribe: Callable[[Event], None] | None = None,
     ) -> ResearchHandle:
         """Start a research run; its id comes back at once (see the module). ``extra``:
-        more subquestions (a model's, say), kept or dropped by the rule filter."""
+        more subquestions (a model's, say), kept or dropped by the rule filter. A bad
+        question (empty, over 10 KB) is refused before a run is made."""
+        check_question(question)
         names = tuple(dict.fromkeys(sources or self.sources))
         unknown = [n for n in names if n not in self.sources]
         if unknown:
@@ -184,7 +187,13 @@ class ResearchService:
         )
         run_id = self.engine.new_run_id()
         desk = prepare_research(
-            self.engine, run_id, request, self._call_source, cache=self.cache, quota=self.quota
+            self.engine,
+            run_id,
+            request,
+            self._call_source,
+            cache=self.cache,
+            quota=self.quota,
+            source_types=self.source_types,
         )
         run = _Run(desk, owner, subscribers=[subscribe] if subscribe else [])
         run.handle = self.table.start(run_id, lambda feed: self._execute(run, feed), owner=owner)
@@ -196,7 +205,9 @@ class ResearchService:
             p.question.text,
             p.question.kind,
             names,
-            tuple(f"{s.id}: {s.text}" for s in p.subquestions),
+            tuple(
+                f"{s.id}{f' (part {s.part})' if s.part else ''}: {s.text}" for s in p.subquestions
+            ),
         )
 
     async def _execute(self, run: _Run, feed: RunFeed) -> RunOutcome:

@@ -6,7 +6,11 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from plansmith.domains.research import PYTHON_DOCS_EXCLUDES, find_python_docs
+from plansmith.domains.research import (
+    PYTHON_DOCS_EXCLUDES,
+    check_source_folder,
+    find_python_docs,
+)
 from plansmith.errors import InputError
 
 __all__ = ["sources_from_specs", "excludes_for"]
@@ -27,7 +31,7 @@ def sources_from_specs(specs: Iterable[str], *, base: Path | None = None) -> dic
                 f"source {text}: no such folder",
                 hint="give a folder of Markdown, HTML or text files (NAME=DIR or DIR)",
             )
-        root = root.resolve()
+        root = check_source_folder(text, root)  # holds something readable
         if not name:
             name = "python-docs" if docs is not None and root == docs else root.name
         name = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "source"

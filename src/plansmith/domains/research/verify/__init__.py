@@ -24,6 +24,7 @@ from plansmith.domains.research.verify._values import (
     DateValue,
     Quantity,
     VersionValue,
+    find_counts,
     find_dates,
     find_quantities,
     find_versions,
@@ -37,6 +38,7 @@ from plansmith.domains.research.verify._verify import (
     align,
     is_stale,
     verify,
+    where,
 )
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "find_dates",
     "find_versions",
     "find_quantities",
+    "find_counts",
     "parse_date",
     # entities and sentences
     "Entity",
@@ -69,4 +72,5 @@ __all__ = [
     "align",
     "verify",
     "is_stale",
+    "where",
 ]

@@ -2,11 +2,15 @@
 
 A value (a version, a date, a quantity) becomes a claim when the words just
 before it say what it is: "new in version 3.8" (``added_in``), "released on
-October 4, 2021" (``released``), "defaults to 5 seconds" (``default time``).
+October 4, 2021" (``released``), "defaults to 5 seconds" (``default time``; an
+amount needs words saying what it measures: "default", "timeout", "at most",
+"size"...; a count likewise: "supports", "up to", "handles"...).
 The entity is the nearest mention before those words, else the first one
-between them and the value ("the latest version of Frobnicate is 2.5"), else
-the passage's subject (the definition or section it belongs to), else the first
-mention after the value, else a lower-case name opening the sentence. Values
+between them and the value ("the latest version of Frobnicate is 2.5"), else a
+lower-case name opening the sentence before "was", "is"... ("tomllib was added
+in 3.11"), else the passage's subject when it is a definition (``math.isqrt``,
+``module-json``; not a section slug such as ``api-and-feature-removals``), else
+the first mention after the value, else a lower-case name opening the sentence. Values
 with no such words are not claims: "Python 3.10" names a thing, it says
 nothing about it.
 """
@@ -22,6 +26,7 @@ from plansmith.domains.research.verify._values import (
     DateValue,
     Quantity,
     VersionValue,
+    find_counts,
     find_dates,
     find_quantities,
     find_versions,
@@ -30,7 +35,7 @@ from plansmith.domains.research.verify._words import word_set
 
 __all__ = ["Evidence", "Claim", "ClaimKind", "MULTI_VALUED", "Span", "claims_of", "span_lines"]
 
-ClaimKind = Literal["version", "date", "quantity"]
+ClaimKind = Literal["version", "date", "quantity", "count"]
 Value = DateValue | VersionValue | Quantity
 
 #: attributes a thing may have several values of (each value is its own claim)
@@ -58,12 +63,30 @@ _DATE_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bdeprecated\b", "deprecated_on"),
     )
 )  # fmt: skip
+_COUNT_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), a)
+    for p, a in (
+        (r"\bsupports?\b|\bsupported\b|\bhandles?\b|\ballows?\b|\bspawns?\b"
+         r"|\bstarts?\b|\bruns?\b|\bscales? to\b|\bserves?\b", ""),
+        (r"\bup to\b|\bat most\b|\bmaximum(?: of)?\b|\bmax\b|\blimit(?:ed)? (?:to|of)\b"
+         r"|\bcapped at\b|\bno more than\b", "max"),
+        (r"\bat least\b|\bminimum(?: of)?\b|\bno fewer than\b", "min"),
+        (r"\bdefaults? (?:to|is)\b|\bby default\b", "default"),
+    )
+)  # fmt: skip
 _WINDOW = 48
 _STOP_SUBJECTS = word_set(
     """a an the it this that these those they we you he she there here it's its one each
     all some any new added changed deprecated removed since default defaults version"""
 )
 _DEFAULT = re.compile(r"\bdefault", re.IGNORECASE)
+_MEASURE = re.compile(
+    r"\bdefault|\btimeout\b|\binterval\b|\bdelay\b|\blimit(?:ed)?\b|\bmax(?:imum)?\b"
+    r"|\bmin(?:imum)?\b|\bat (?:most|least)\b|\bup to\b|\bno more than\b|\bsize\b"
+    r"|\bcapacity\b|\bcaches?\b|\baccepts?\b|\blasts?\b|\bexpires? (?:after|in)\b"
+    r"|\bbuffers?\b|\bretention\b|\bceiling\b|\bquota\b",
+    re.IGNORECASE,
+)
 _QUALIFIER = re.compile(r"\s*:\s*(?P<q>[^.;]{1,120})")
 _STOP = frozenset(
     [
@@ -108,7 +131,8 @@ class Evidence:
     sentence a claim quotes can be found in the source again. ``subject`` is what
     the passage is about (its definition anchor or section title); ``published``
     is the document's date (ISO), used by the freshness check. ``spans`` (when
-    known) say which lines each block of ``text`` came from.
+    known) say which lines each block of ``text`` came from. ``source_type`` is the kind
+    of document (see :mod:`plansmith.domains.research._source_types`).
     """
 
     source: str
@@ -123,6 +147,7 @@ class Evidence:
     section: str = ""
     subquestion: str = ""
     spans: tuple[Span, ...] = ()
+    source_type: str = ""  # official docs, changelog, notes, blog... ("": not known)
 
     def lines_of(self, quote: str) -> tuple[int, int]:
         """The lines of ``quote`` (a part of ``text``): from the spans, else the evidence's."""
@@ -144,6 +169,7 @@ class Claim:
     value: Value
     sentence: str
     evidence: Evidence
+    named: bool = True  # the sentence names the entity (False: the passage's subject)
 
     @property
     def value_text(self) -> str:
@@ -183,7 +209,8 @@ def _values(sentence: str) -> list[tuple[ClaimKind, Value]]:
     found: list[tuple[ClaimKind, Value]] = [("date", d) for d in find_dates(sentence)]
     found += [("version", v) for v in find_versions(sentence)]
     found += [("quantity", q) for q in find_quantities(sentence)]
-    found.sort(key=lambda kv: kv[1].start)
+    found += [("count", c) for c in find_counts(sentence)]
+    found.sort(key=lambda kv: (kv[1].start, kv[0] == "count"))
     kept: list[tuple[ClaimKind, Value]] = []
     for kind, value in found:  # a date wins over a version or quantity in the same words
         if kept and value.start < kept[-1][1].end:
@@ -193,10 +220,20 @@ def _values(sentence: str) -> list[tuple[ClaimKind, Value]]:
 
 
 def _attribute(kind: ClaimKind, value: Value, window: str, sentence: str) -> tuple[str, int] | None:
-    if kind == "quantity":
+    if kind == "quantity":  # an amount is a claim after words that say what it measures
         assert isinstance(value, Quantity)
+        measure = _MEASURE.search(window)
+        if measure is None:
+            return None
         prefix = "default " if _DEFAULT.search(sentence) else ""
-        return prefix + value.dimension, len(window)
+        return prefix + value.dimension, measure.start()
+    if kind == "count":  # a count is a claim only after words that say what it measures
+        assert isinstance(value, Quantity)
+        hit = _keyword(window, _COUNT_WORDS)
+        if hit is None:
+            return None
+        attribute, at = hit
+        return f"{attribute} {value.dimension}".strip(), at
     hit = _keyword(window, _VERSION_WORDS if kind == "version" else _DATE_WORDS)
     if hit is None:
         return None
@@ -216,21 +253,33 @@ def _attribute(kind: ClaimKind, value: Value, window: str, sentence: str) -> tup
 
 
 _FIRST_WORD = re.compile(r"^[a-z_][a-z0-9_]*\b")
+_SUBJECT_VERB = re.compile(r"\s+(?:was|is|were|are|has been|had been|got|became)\b")
 
 
-def _subject_word(sentence: str, keyword_at: int) -> str:
+def _subject_word(sentence: str, keyword_at: int, *, verb: bool = False) -> str:
     """A lower-case name that opens the sentence before the claim's words ("tomllib was
-    added in 3.11"): the sentence's subject, when nothing else names the entity."""
+    added in 3.11"): the sentence's subject, when nothing else names the entity
+    (``verb``: only when a verb such as "was" follows it)."""
     m = _FIRST_WORD.match(sentence)
     if m is None or m.end() > keyword_at or m.group(0) in _STOP_SUBJECTS:
         return ""
+    if verb and not _SUBJECT_VERB.match(sentence, m.end()):
+        return ""
     return m.group(0)
+
+
+def _subject_hint(subject: str) -> str:
+    """The passage's subject as an entity: a definition ("math.isqrt", "module-json",
+    "len"), not a section title made an anchor ("api-and-feature-removals")."""
+    if not subject or (("-" in subject or " " in subject) and not subject.startswith("module-")):
+        return ""
+    return entity_key(subject)
 
 
 def claims_of(evidence: Evidence) -> list[Claim]:
     """Every claim in ``evidence.text``, in reading order."""
     out: list[Claim] = []
-    hint = entity_key(evidence.subject) if evidence.subject else ""
+    hint = _subject_hint(evidence.subject)
     text = evidence.text
     for s, e in sentences(text):
         sentence = text[s:e]
@@ -252,10 +301,14 @@ def claims_of(evidence: Evidence) -> list[Claim]:
             before = [x for x in entities if x.end <= keyword_at]
             between = [x for x in entities if x.start >= keyword_at and x.end <= value.start]
             after = [x for x in entities if x.start >= value.end]
+            named = True
             if before or between:
                 key = (before[-1] if before else between[0]).key
             else:
-                key = hint or (after[0].key if after else _subject_word(sentence, keyword_at))
+                key = _subject_word(sentence, keyword_at, verb=True)
+                if not key and hint:
+                    key, named = hint, False
+                key = key or (after[0].key if after else _subject_word(sentence, keyword_at))
             if key:
-                out.append(Claim(key, attribute, kind, value, sentence, evidence))
+                out.append(Claim(key, attribute, kind, value, sentence, evidence, named))
     return out

@@ -2,7 +2,8 @@
 
 An entity is what a claim is about: a code name (``math.isqrt``,
 ``asyncio.TaskGroup``, anything in backticks, ``snake_case`` or ``name()``), or
-a capitalised name with an optional version (``SQLite``, ``Python 3.10``).
+a capitalised name with an optional version or number (``SQLite``, ``Python 3.10``,
+``Protocol 4``).
 :func:`entity_key` normalises a mention so that two sources' mentions of the
 same thing compare equal.
 """
@@ -25,7 +26,7 @@ _CODE_PATTERNS = (
     re.compile(r"(?<![\w.-])(?P<name>[a-z_][a-z0-9_]*)(?=\s+(?:module|package)\b)"),
 )
 _PROPER = re.compile(
-    r"(?<![\w.])(?P<name>[A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*){0,3}(?:\s+\d+(?:\.\d+){1,3})?)(?![\w.]\w)"
+    r"(?<![\w.])(?P<name>[A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*){0,3}(?:\s+\d+(?:\.\d+){0,3})?)(?![\w.]\w)"
 )
 # capitalised words that start sentences or name value kinds, not entities
 _NOT_NAMES = word_set(

@@ -13,6 +13,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from plansmith.domains.research.verify._words import word_set
+
 __all__ = [
     "DateValue",
     "VersionValue",
@@ -20,6 +22,7 @@ __all__ = [
     "find_dates",
     "find_versions",
     "find_quantities",
+    "find_counts",
     "parse_date",
 ]
 
@@ -185,8 +188,10 @@ _UNITS: dict[str, tuple[str, float]] = {
 }  # fmt: skip
 _WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-    "thirty": 30, "sixty": 60, "hundred": 100,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90, "hundred": 100,
 }  # fmt: skip
 _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True) if u != "%")
 _QUANTITY = re.compile(
@@ -232,4 +237,33 @@ def find_quantities(text: str) -> list[Quantity]:
         if unit.lower() == "b" and unit != "B":
             continue  # a lone lower-case "b" is not a byte
         found.append(Quantity(value, unit, dimension, value * factor, m.start(), m.end()))
+    return found
+
+
+#: plural nouns that follow a number without being what is counted
+_NOT_COUNTED = word_set(
+    """times ways cases examples items things parts steps lines pages chapters sections
+    years months weeks others ones arguments args parameters values bytes bits seconds
+    minutes hours days characters chars digits places levels"""
+)
+_COUNT = re.compile(
+    r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+|\d+|"
+    + "|".join(_WORDS)
+    + r")(?:\s+(?:concurrent|parallel|simultaneous|worker|active|open|max(?:imum)?))?"
+    r"\s+(?P<noun>[a-z][a-z-]{2,}s)\b",
+    re.IGNORECASE,
+)
+
+
+def find_counts(text: str) -> list[Quantity]:
+    """Counts of things: a number and a plural noun ("64 workers", "1,024 connections",
+    "sixteen threads"); the dimension is ``count:<noun>``, the unit the noun."""
+    found: list[Quantity] = []
+    for m in _COUNT.finditer(text):
+        noun = m.group("noun").lower()
+        if noun in _NOT_COUNTED or noun in _UNITS:
+            continue
+        raw = m.group("num").lower()
+        value = float(_WORDS[raw]) if raw in _WORDS else float(raw.replace(",", ""))
+        found.append(Quantity(value, noun, f"count:{noun}", value, m.start(), m.end()))
     return found

@@ -3,9 +3,10 @@
 Claims about the same entity and attribute form a group (for a multi-valued
 attribute such as ``changed_in``, each value is its own group). A group is:
 
-* **disputed** when two claims disagree (different versions, dates or amounts)
-  and they come from different sources, or from the same source (an internal
-  contradiction); also when every claim rests on stale evidence;
+* **disputed** when two claims disagree (different versions, dates, amounts or
+  counts) and they come from different sources, or from the same source (an
+  internal contradiction: both claims name the entity in their sentence, or both
+  are in one passage); also when every claim rests on stale evidence;
 * **consistent** when no claims disagree and at least two sources that are not
   stale back it;
 * **single-source** when no claims disagree and only one fresh source backs it.
@@ -34,7 +35,7 @@ from plansmith.domains.research.verify._claims import (
 )
 from plansmith.domains.research.verify._values import parse_date
 
-__all__ = ["Label", "Conflict", "ClaimGroup", "Verdict", "verify", "align", "is_stale"]
+__all__ = ["Label", "Conflict", "ClaimGroup", "Verdict", "verify", "align", "is_stale", "where"]
 
 Label = Literal["consistent", "disputed", "single-source"]
 
@@ -96,9 +97,30 @@ def is_stale(evidence: Evidence, as_of: dt.date | None, max_age_days: int | None
     return (as_of - published.first_day()).days > max_age_days
 
 
+def where(claim: Claim) -> str:
+    """Where a claim is stated: ``source [type] (path:first-last)``."""
+    e = claim.evidence
+    first, last = e.lines_of(claim.sentence)
+    kind = f" [{e.source_type}]" if e.source_type else ""
+    return f"{e.source}{kind} ({e.path}:{first}-{last})"
+
+
 def _key(claim: Claim) -> tuple[str, str, str]:
     multi = claim.attribute.split(":", 1)[0] in MULTI_VALUED
     return claim.entity, claim.attribute, claim.value_text if multi else ""
+
+
+def _clash(a: Claim, b: Claim) -> bool:
+    """Two claims disagree: from two sources; or from one, when both name the entity or
+    both are in one passage (two pages of one source that only fall back on their
+    subject, "New in version 3.2" here and "3.5" there, are about different things);
+    never two values of one sentence ("changed from 2.3 to 3.1")."""
+    if a.compatible(b):
+        return False
+    e, f = a.evidence, b.evidence
+    if e.passage == f.passage and a.sentence == b.sentence:
+        return False  # "from 2.3 to 3.1", "32-bit and 64-bit builds": two things, one sentence
+    return e.source != f.source or (a.named and b.named) or e.passage == f.passage
 
 
 def _label_group(
@@ -107,12 +129,14 @@ def _label_group(
     stale = [c for c in claims if is_stale(c.evidence, as_of, max_age_days)]
     fresh = [c for c in claims if c not in stale]
     conflicts: list[Conflict] = []
-    clashes = [(a, b) for a, b in combinations(claims, 2) if not a.compatible(b)]
+    clashes = [(a, b) for a, b in combinations(claims, 2) if _clash(a, b)]
     if clashes:
         pairs = "; ".join(
-            f"{a.evidence.source} says {a.value_text}, {b.evidence.source} says {b.value_text}"
+            f"{where(a)} says {a.value_text}, {where(b)} says {b.value_text}"
             for a, b in clashes[:4]
         )
+        if len(clashes) > 4:
+            pairs += f"; and {len(clashes) - 4} more pairs"
         involved = tuple(dict.fromkeys(c for pair in clashes for c in pair))
         conflicts.append(Conflict("value", pairs, involved))
     if stale:
