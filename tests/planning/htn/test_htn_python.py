@@ -337,4 +337,5 @@ def test_domain_code_sees_whole_states_as_in_gtpyhop() -> None:
     plan = plan_python(domain, PyProblem("p", start, (("steps",),)))
     assert [str(s) for s in plan.steps] == ["step(1)", "step(2)"]
     assert seen == [(["__name__", "flag", "n", "pos"], True, True)] * 2
-    assert start.n == 0 and start.pos == {"a": 1}  # the caller's state is never changed
+    assert start.n == 0  # the caller's state is never changed
+    assert start.pos == {"a": 1}
