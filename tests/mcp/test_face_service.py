@@ -45,7 +45,8 @@ async def test_every_tool_has_an_output_schema_and_the_prompt_and_resources_exis
     }  # fmt: skip
     assert all(t.output_schema is not None for t in tools)
     assert {t.uri_template for t in templates} == {
-        "plansmith://domains/{name}", "plansmith://plans/{plan_hash}", "plansmith://runs/{run_id}"
+        "plansmith://domains/{name}", "plansmith://plans/{plan_hash}", "plansmith://runs/{run_id}",
+        "plansmith://runs/{run_id}/events",
     }  # fmt: skip
     assert "approve_plan" in prompt.messages[0].content.text
 

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import anyio
 from mcp.server.mcpserver import Context, MCPServer, Resolve, Sample
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.types import CreateMessageResult
 
 from plansmith.domains.research.desk import ResearchService
@@ -49,6 +50,7 @@ from plansmith.mcp._types import (
     RunStatus,
     Translation,
 )
+from plansmith.mcp._updates import RunUpdates
 
 __all__ = ["build_face_server", "serve_face_http", "SessionInfo"]
 
@@ -109,13 +111,16 @@ def build_face_server(
     Raises ``InputError`` when that configuration is incomplete.
     """
     openai: OpenAIConfig | None = openai_config(os.environ if env is None else env)
+    bus = InMemorySubscriptionBus()  # subscriptions/listen: run progress (see _updates)
+    updates = RunUpdates(bus)
     server = MCPServer(
         name,
         version="0.1.0",
         instructions="Plan first, then act: make_plan, approve_plan, start_run, "
         "get_run_status until done, get_run_report. See the prompt plan_and_run.",
         log_level=log_level,
-        lifespan=_lifespan(service, research, on_exit, background),
+        lifespan=_lifespan(service, research, on_exit, background, updates),
+        subscriptions=bus,
     )
     owners = Owners(session_secret, shared=lambda: service.share_runs)
 
@@ -253,7 +258,9 @@ def build_face_server(
     @server.tool(**acts("Start a run", destructive=True, idempotent=True, open_world=True))
     async def start_run(plan_hash: str, ctx: Context) -> RunHandle:
         """Start running an approved plan; returns a run id at once (poll get_run_status)."""
-        return await _guard(lambda: service.start_run(plan_hash, owner=owner(ctx)))
+        handle = await _guard(lambda: service.start_run(plan_hash, owner=owner(ctx)))
+        updates.follow(service.table, handle.run_id)  # plansmith://runs/{id} updates
+        return handle
 
     @server.tool(**reads("Run status"))
     async def get_run_status(run_id: str, ctx: Context) -> RunStatus:
@@ -294,6 +301,7 @@ def _lifespan(
     research: ResearchService | None,
     on_exit: Callable[[], Awaitable[None]] | None,
     background: Callable[[], Coroutine[Any, Any, None]] | None = None,
+    updates: RunUpdates | None = None,
 ) -> Callable[[MCPServer], contextlib.AbstractAsyncContextManager[dict[str, Any]]]:
     @contextlib.asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
@@ -305,6 +313,8 @@ def _lifespan(
             ):
                 if background is not None:
                     tg.start_soon(background)
+                if updates is not None:
+                    updates.start(tg)
                 try:
                     yield {}
                 finally:
@@ -345,6 +355,14 @@ def _resources(server: MCPServer, service: FaceService, owners: Owners) -> None:
     @server.resource("plansmith://plans/{plan_hash}", mime_type="application/json")
     def plan_resource(plan_hash: str) -> str:
         return read(lambda: service.plan_document(plan_hash))
+
+    @server.resource("plansmith://runs/{run_id}/events", mime_type="application/json")
+    def run_events_resource(run_id: str, ctx: Context) -> str:
+        return read(
+            lambda: service.run_events(
+                run_id, owner=owners.owner(ctx.headers, ctx.protocol_version)
+            )
+        )
 
     @server.resource("plansmith://runs/{run_id}", mime_type="application/json")
     def run_resource(run_id: str, ctx: Context) -> str:

@@ -59,7 +59,7 @@ from plansmith.mcp._types import (
     RunStatus,
     Translation,
 )
-from plansmith.model import Plan
+from plansmith.model import JSONValue, Plan
 from plansmith.planning import match_goal
 from plansmith.servers import load_servers
 
@@ -418,6 +418,11 @@ class FaceService:
             status = self.get_run_status(run_id, owner=owner)
             report["state"], report["reason"] = status.state, status.error
         return report
+
+    def run_events(self, run_id: str, *, owner: str = "") -> list[dict[str, JSONValue]]:
+        """The run's events so far, oldest first, as the CLI's ``--json`` lines."""
+        self._view(run_id, owner)
+        return [event.to_dict() for event in self.table.feed(run_id).events]
 
     def get_run_report(self, run_id: str, *, owner: str = "") -> RunReport:
         report = self._report(run_id, owner)
