@@ -23,24 +23,31 @@ def _domains(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str
 def test_domains_lists_the_catalog_with_why_a_domain_cannot_run_and_the_fix(
     tmp_path: Path,
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "PLANSMITH_CODE_CONFIG"}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PLANSMITH_CODE_CONFIG", "NOTES_WORKDIR")
+    }
     listed = _domains("--json", env=env)
     assert listed.returncode == 0, listed.stderr
     rows = {r["name"]: r for r in json.loads(listed.stdout)}
     assert list(rows) == ["bio", "code", "pcr", "research", "notes-to-git"]
-    assert rows["code"]["ready"] is False
-    assert "$PLANSMITH_CODE_CONFIG" in rows["code"]["reason"]
-    assert "docs/code-tools.md" in rows["code"]["fix"]
+    # code takes its repository from the request: ready, with a note of what to name
+    assert rows["code"]["ready"] is True
+    assert any("repo (the git repository" in n for n in rows["code"]["notes"])
     assert rows["code"]["goals"] == ["diagnosis", "proven_patch"]
+    notes = rows["notes-to-git"]
+    assert notes["ready"] is False
+    assert "$NOTES_WORKDIR" in notes["reason"]
+    assert "examples/notes-to-git/README.md" in notes["fix"]
 
-    config = tmp_path / "code.yaml"
-    config.write_text("repo: .\n")
-    ready = _domains("--json", env={**env, "PLANSMITH_CODE_CONFIG": str(config)})
-    assert {r["name"]: r["ready"] for r in json.loads(ready.stdout)}["code"] is True
+    work = tmp_path / "work"
+    work.mkdir()
+    fixed = _domains("--json", env={**env, "NOTES_WORKDIR": str(work)})
+    after = {r["name"]: r for r in json.loads(fixed.stdout)}["notes-to-git"]
+    assert "NOTES_WORKDIR" not in after["reason"]  # set: ready, or the next thing it lacks
 
     table = _domains(env={**env, "COLUMNS": "200"})
     assert table.returncode == 0, table.stderr
-    assert "PLANSMITH_CODE_CONFIG" in table.stdout
+    assert "NOTES_WORKDIR" in table.stdout
     assert "fix:" in table.stdout
 
 

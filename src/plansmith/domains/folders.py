@@ -87,7 +87,7 @@ class DomainFolder:
         maker = request_inputs(self.path)
         if maker is not None and bindings is not None and servers.is_file():
             names = ", ".join(f"{i.name} ({i.description})" for i in maker.inputs)
-            takes = f"a request names its input files: {names}"
+            takes = f"a request names its inputs: {names}"
             return Readiness(True, notes=(takes, *optional_notes(servers)))
         return readiness_of(self.name, servers if servers.is_file() else None, bindings)
 

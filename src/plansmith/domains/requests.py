@@ -6,7 +6,8 @@ what is expected, which goals need them); ``prepare`` checks the files a request
 (each must exist and be of the expected kind, else an ``InputError`` naming the input)
 and returns the problem's objects and initial state and, for domains whose servers are
 confined to the request's files, the ``mcpServers`` document its runs use. Faces find a
-folder's ``RequestInputs`` with ``request_inputs(path)``: today bio's.
+folder's ``RequestInputs`` with ``request_inputs(path)``: bio's (sequence files) and
+code's (a repository folder).
 """
 
 from __future__ import annotations
@@ -73,27 +74,34 @@ class RequestInputs(Protocol):
 
 def request_inputs(folder: Path) -> RequestInputs | None:
     """The ``RequestInputs`` of a shipped domain folder (None: it takes no inputs)."""
-    from plansmith.domains.bio import BIO_INPUTS, DOMAIN_DIR  # noqa: PLC0415 - on demand
+    from plansmith.domains import bio, code  # noqa: PLC0415 - on demand
 
-    if folder.resolve() == DOMAIN_DIR:
-        return BIO_INPUTS
+    where = folder.resolve()
+    if where == bio.DOMAIN_DIR:
+        return bio.BIO_INPUTS
+    if where == code.DOMAIN_DIR:
+        return code.CODE_INPUTS
     return None
 
 
-#: a token of a request that names a file: has a path separator or a file suffix
-_PATHLIKE = re.compile(r"(?:[\w.~-]*/)*[\w.~-]+\.[A-Za-z][\w]{0,9}\b|(?:[\w.~-]*/)+[\w.~-]+")
+#: a token of a request that names a file or folder: a path with a file suffix, a path
+#: with a separator, or a folder's name with a trailing separator ("shop/")
+_PATHLIKE = re.compile(
+    r"(?:[\w.~-]*/)*[\w.~-]+\.[A-Za-z][\w]{0,9}\b|(?:[\w.~-]*/)+[\w.~-]+/?|[\w.~-]+/"
+)
 
 
-def inputs_in_text(text: str, base: Path) -> tuple[str, list[Path]]:
-    """The request's words that name existing files (relative to ``base``), and the text
-    with each replaced by a placeholder the caller renames."""
+def inputs_in_text(text: str, base: Path, *, folders: bool = False) -> tuple[str, list[Path]]:
+    """The request's words that name existing files (and folders, when ``folders``;
+    relative to ``base``), and the text with each replaced by a placeholder the caller
+    renames."""
     found: list[Path] = []
 
     def take(match: re.Match[str]) -> str:
         word = match.group(0).rstrip(".,;:")
         path = Path(word).expanduser()
         path = path if path.is_absolute() else base / path
-        if not path.is_file():
+        if not (path.is_file() or (folders and path.is_dir())):
             return match.group(0)
         found.append(path.resolve())
         return f"\0{len(found) - 1}\0"

@@ -83,7 +83,8 @@ def read_inputs(
         return RequestFiles(request=request)
     given = _given(inputs or {}, base)
     if request is not None:
-        text, paths = inputs_in_text(request, base)
+        takes_folders = any("folder" in s.formats for s in maker.inputs)
+        text, paths = inputs_in_text(request, base, folders=takes_folders)
         named = maker.assign(paths)
         by_path = {p: n for n, p in named.items()}
         for index, path in enumerate(paths):

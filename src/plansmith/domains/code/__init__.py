@@ -14,6 +14,7 @@ from plansmith.domains.code._draft_prompt import (
     draft_repair_prompt,
 )
 from plansmith.domains.code._errors import RefusedError, UnavailableError
+from plansmith.domains.code._inputs import CODE_INPUTS, CodeInputs
 from plansmith.domains.code._paths import Sandbox
 from plansmith.domains.code._problem import (
     DOMAIN_DIR,
@@ -28,6 +29,8 @@ from plansmith.domains.code._tiers import TOOL_TIERS, Tier
 
 __all__ = [
     "DOMAIN_DIR",
+    "CODE_INPUTS",
+    "CodeInputs",
     "diagnose_problem",
     "patch_problem",
     "patch_digest",
