@@ -277,7 +277,7 @@ def mcp_command(
     listed = conf.get("research_sources") or []
     if isinstance(listed, dict):  # NAME: DIR
         listed = [f"{name}={folder}" for name, folder in listed.items()]
-    specs = research_source or [str(s) for s in listed]
+    specs = research_source or [str(s) for s in listed] or _default_research_sources()
     research = None
     if specs:
         sources = sources_from_specs(specs, base=None if research_source else base)
@@ -312,3 +312,12 @@ def mcp_command(
             server.run()
     finally:
         engine.close()
+
+
+def _default_research_sources() -> list[str]:
+    """With no research source given: Debian's Python documentation where installed
+    (``python3-doc``), so that start_research answers out of the box."""
+    from plansmith.domains.research import find_python_docs
+
+    docs = find_python_docs()
+    return [f"python-docs={docs}"] if docs is not None else []

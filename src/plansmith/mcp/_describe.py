@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+
 from plansmith.domains.folders import DomainFolder
 from plansmith.domains.requests import request_inputs
 from plansmith.mcp._types import (
     ActionInfo,
     BindingCheck,
     DomainInfo,
+    DomainList,
     DomainSummary,
     GoalInfo,
     InputInfo,
@@ -17,7 +22,7 @@ from plansmith.mcp._types import (
 )
 from plansmith.model import Plan
 
-__all__ = ["summary", "describe", "plan_result"]
+__all__ = ["summary", "describe", "plan_result", "with_research_tools"]
 
 
 def _servers(folder: DomainFolder) -> tuple[str, ...]:
@@ -126,4 +131,19 @@ def plan_result(
         tiers,
         needs_approval,
         binding,
+    )
+
+
+def with_research_tools(listed: DomainList, sources: Mapping[str, Path]) -> DomainList:
+    """The list with the research domain ready when the face serves the research tools:
+    they make its servers from ``sources`` (the research domain has no servers.json)."""
+    names = ", ".join(sorted(sources))
+    note = f"ask with start_research(question): it searches {names} (--research-source)"
+    return DomainList(
+        tuple(
+            dataclasses.replace(d, ready=True, reason="", fix="", notes=(note, *d.notes))
+            if d.domain == "research" and not d.ready
+            else d
+            for d in listed.domains
+        )
     )

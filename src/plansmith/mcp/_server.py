@@ -23,6 +23,7 @@ from mcp.types import CreateMessageResult
 
 from plansmith.domains.research.desk import ResearchService
 from plansmith.errors import InputError, PlansmithError
+from plansmith.mcp._describe import with_research_tools
 from plansmith.mcp._hints import acts, reads
 from plansmith.mcp._llm import repair_prompt, translation_prompt
 from plansmith.mcp._openai import OpenAIConfig, openai_config
@@ -195,7 +196,8 @@ def build_face_server(
     @server.tool(**reads("List domains"))
     async def list_domains() -> DomainList:
         """The domains plansmith serves, with their named goals and required servers."""
-        return await _guard(lambda: _now(service.list_domains()))
+        listed = await _guard(lambda: _now(service.list_domains()))
+        return listed if research is None else with_research_tools(listed, research.sources)
 
     @server.tool(**reads("Describe a domain"))
     async def describe_domain(name: str) -> DomainInfo:

@@ -278,6 +278,13 @@ class Writer:
             f"- Budget used: {u.subtasks} of {b.max_subtasks} subtasks, {u.searches} of "
             f"{b.max_searches} searches, {u.seconds:.1f} of {b.max_seconds:g} seconds."
         )
+        if u.delayed or u.breaker_openings or u.breaker_recoveries or u.breaker_refusals:
+            self.line(
+                f"- Source limits: {u.delayed} call(s) delayed by a rate quota "
+                f"({u.waited:.1f} s waited in all); circuit breakers opened "
+                f"{u.breaker_openings} time(s), recovered {u.breaker_recoveries} time(s), "
+                f"refused {u.breaker_refusals} search(es)."
+            )
         if u.limited:
             self.line("- Coverage limited: " + "; ".join(u.reasons or ("budget reached",)) + ".")
         else:

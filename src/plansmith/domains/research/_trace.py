@@ -79,13 +79,24 @@ class FollowUpRecord:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """What the run used of its budget; ``limited`` when the budget cut coverage."""
+    """What the run used of its budget; ``limited`` when the budget cut coverage.
+
+    The sources' limits over time: ``delayed`` calls waited for a rate quota's slot,
+    ``waited`` seconds in all; circuit breakers opened ``breaker_openings`` times and
+    closed again ``breaker_recoveries`` times on this run's calls, and refused
+    ``breaker_refusals`` of its searches; ``breaker_events`` says when, in words."""
 
     subtasks: int
     searches: int
     seconds: float
     limited: bool = False
     reasons: tuple[str, ...] = ()
+    delayed: int = 0
+    waited: float = 0.0
+    breaker_openings: int = 0
+    breaker_recoveries: int = 0
+    breaker_refusals: int = 0
+    breaker_events: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +160,13 @@ class ResearchTrace:
                 Evidence(**{**e, "spans": tuple(tuple(x) for x in e.get("spans", ()))})
                 for e in data["evidence"]
             ),
-            usage=Usage(**{**data["usage"], "reasons": tuple(data["usage"]["reasons"])}),
+            usage=Usage(
+                **{
+                    **data["usage"],
+                    "reasons": tuple(data["usage"]["reasons"]),
+                    "breaker_events": tuple(data["usage"].get("breaker_events", ())),
+                }
+            ),
             decisions=tuple(Decision(**d) for d in data.get("decisions", [])),
             as_of=data.get("as_of"),
             max_age_days=data.get("max_age_days"),

@@ -8,11 +8,21 @@ this package imports the engine.
 
 from plansmith.domains.research.desk._cache import QueryCache
 from plansmith.domains.research.desk._desk import ResearchDesk
+from plansmith.domains.research.desk._limits import (
+    REAL_CLOCK,
+    CircuitBreaker,
+    LimitClock,
+    RateQuota,
+    SourceGuard,
+    guards_for,
+)
 from plansmith.domains.research.desk._quota import (
     CallsMeasured,
     CallVolume,
+    QuotaConfigError,
     SourceQuota,
     measure_calls,
+    parse_rate,
 )
 from plansmith.domains.research.desk._run import ResearchRequest, prepare_research, run_research
 from plansmith.domains.research.desk._service import ResearchService, budget_from
@@ -28,6 +38,14 @@ __all__ = [
     "ResearchDesk",
     "QueryCache",
     "SourceQuota",
+    "QuotaConfigError",
+    "parse_rate",
+    "RateQuota",
+    "CircuitBreaker",
+    "SourceGuard",
+    "LimitClock",
+    "REAL_CLOCK",
+    "guards_for",
     "CallVolume",
     "CallsMeasured",
     "measure_calls",

@@ -14,6 +14,13 @@ deadline is cut) remain, and while the source's per-run call quota allows.
 Otherwise the search is skipped, no new search is made, and the report says
 "coverage limited" with the reasons.
 
+Every call of a source also goes through the source's limits over time
+(:mod:`._limits`, shared by the runs of a service): a call over the source's rate
+waits for a slot (within the run's deadline; the run counts the calls delayed and
+the seconds waited), and while the source's circuit breaker is open its searches
+are skipped with the reason (the run counts the breaker's openings, recoveries and
+refusals). The trace's ``usage`` and the report's budget section show them.
+
 Every piece of evidence carries its document's type (official docs, changelog,
 notes, blog: :mod:`plansmith.domains.research._source_types`). When the verifier
 flags a value conflict, ``verify`` searches every source once more for the disputed
@@ -46,6 +53,7 @@ from plansmith.domains.research import (
     write_report,
 )
 from plansmith.domains.research.desk._cache import QueryCache, QueryKey
+from plansmith.domains.research.desk._limits import CircuitBreaker, SourceGuard, guards_for
 from plansmith.domains.research.desk._quota import CallVolume, SourceQuota
 from plansmith.domains.research.verify import ClaimGroup, Evidence, claims_of, where
 from plansmith.errors import ToolCallError
@@ -68,6 +76,14 @@ _FOLLOW_UP_WORDS = {
     "latest version": "latest version",
     "requires": "requires version",
 }
+
+
+class _RefusedError(Exception):
+    """A source's circuit breaker refused a call; ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def _ident(group: ClaimGroup) -> tuple[str, str]:
@@ -105,10 +121,19 @@ class ResearchDesk:
     source_types: Mapping[str, str] = field(default_factory=dict)
     max_followups: int = 3
     followups: list[FollowUpRecord] = field(default_factory=list)
+    guards: Mapping[str, SourceGuard] | None = None
+    delayed: int = 0
+    waited: float = 0.0
+    openings: int = 0
+    recoveries: int = 0
+    refused: int = 0
+    breaker_events: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.started = self.clock()
         self.volume = CallVolume(dict(self.quota))
+        if self.guards is None:  # a desk of its own: limits of its own
+            self.guards = guards_for(self.quota)
 
     # -- what the plan's objects stand for ------------------------------------------------
 
@@ -137,6 +162,64 @@ class ResearchDesk:
         if reason not in self.reasons:
             self.reasons.append(reason)
 
+    # -- a call of a source, through its limits over time --------------------------------
+
+    def _guard(self, source: str) -> SourceGuard:
+        return (self.guards or {}).get(source) or SourceGuard()
+
+    def _outcome(self, source: str, breaker: CircuitBreaker | None, ok: bool) -> None:
+        if breaker is None:
+            return
+        at = f"{self.elapsed():.1f} s into the run"
+        if ok and breaker.succeeded():
+            self.recoveries += 1
+            self.breaker_events.append(f"breaker of {source} closed again at {at}")
+        elif not ok and breaker.failed():
+            self.openings += 1
+            self.breaker_events.append(
+                f"breaker of {source} opened at {at} ({breaker.in_a_row} failed calls in a row)"
+            )
+
+    async def _call(
+        self, source: str, tool: str, args: dict[str, Any], key: str, cut: list[str]
+    ) -> ToolResult:
+        """Call ``source``'s ``tool`` within its breaker (refused: :class:`_RefusedError`) and
+        its rate (waiting for a slot; ``cut`` says so if the wait is cancelled)."""
+        guard = self._guard(source)
+        breaker, rate = guard.breaker, guard.rate
+        if breaker is not None:
+            refused = breaker.refusal()
+            if refused is not None:
+                raise _RefusedError(refused)
+        if rate is not None:
+            try:
+                waited = await rate.acquire()
+            except BaseException:
+                if breaker is not None:
+                    breaker.abandoned()
+                cut.append(
+                    f"waiting for the rate quota of {source} "
+                    f"({rate.calls} calls per {rate.window:g} s)"
+                )
+                raise
+            if waited > 0:
+                self.delayed += 1
+                self.waited += waited
+        try:
+            result = await self.call_source(source, tool, args, key)
+        except ToolCallError:
+            self._outcome(source, breaker, False)
+            raise
+        except BaseException:
+            if breaker is not None:
+                breaker.abandoned()
+            raise
+        finally:
+            if rate is not None:
+                rate.release()
+        self._outcome(source, breaker, not result.is_error)
+        return result
+
     # -- search ---------------------------------------------------------------------------
 
     def _admit(self, source: str) -> str | None:
@@ -163,9 +246,10 @@ class ResearchDesk:
         remaining = self.problem.budget.max_seconds - self.elapsed()
         fetched = 0
         answer: dict[str, Any] | None = None
+        cut: list[str] = []
         with anyio.move_on_after(max(0.0, remaining)):
             args = {"query": sq.query, "also": sq.also, "limit": self.limit}
-            found = await self.call_source(source, "search", args, f"{key}/search")
+            found = await self._call(source, "search", args, f"{key}/search", cut)
             if found.is_error or found.structured is None:
                 why.append(f"search failed on {source}: {found.text[:200]}")
             else:
@@ -177,13 +261,18 @@ class ResearchDesk:
                 for n, passage in enumerate(ids):
                     fetched += 1
                     args = {"id": passage, "max_chars": _PAGE}
-                    page = await self.call_source(source, "fetch", args, f"{key}/fetch/{n}")
+                    try:
+                        page = await self._call(source, "fetch", args, f"{key}/fetch/{n}", cut)
+                    except _RefusedError:  # the breaker opened on another search's failures
+                        fetched -= 1
+                        continue
                     if not page.is_error and page.structured is not None:
                         pages.append(page.structured)
                 answer = {"hits": len(hits), "pages": pages}
         self.volume.give_back(source, self.depth - fetched)
         if answer is None and not why:
-            why.append(f"time budget used up ({self.problem.budget.max_seconds:g} s) mid-search")
+            where = cut[0] if cut else "mid-search"
+            why.append(f"time budget used up ({self.problem.budget.max_seconds:g} s) {where}")
         return answer
 
     async def _cached(
@@ -199,12 +288,24 @@ class ResearchDesk:
         to read (already read), so the pages read are new ones."""
 
         async def compute() -> dict[str, Any] | None:
+            breaker = self._guard(source).breaker
+            refused = breaker.refusal(trial=False) if breaker is not None else None
+            if refused is not None:
+                self.refused += 1
+                why.append(refused)
+                return None
             refused = self._admit(source)
             if refused is not None:
                 why.append(refused)
                 return None
             try:
                 return await self._ask(source, sq, key, why, skip)
+            except _RefusedError as error:  # opened (or half-open) since it was asked
+                self.searches -= 1
+                self.volume.give_back(source, 1 + self.depth)
+                self.refused += 1
+                why.append(error.reason)
+                return None
             except ToolCallError as error:
                 why.append(f"search failed on {source}: {error.message}")
                 return None
@@ -355,7 +456,19 @@ class ResearchDesk:
         used = sum(
             1 for s in p.subquestions if any(c.ok for c in self.calls if c.subquestion == s.id)
         )
-        usage = Usage(used, self.searches, round(self.elapsed(), 3), bool(reasons), tuple(reasons))
+        usage = Usage(
+            used,
+            self.searches,
+            round(self.elapsed(), 3),
+            bool(reasons),
+            tuple(reasons),
+            delayed=self.delayed,
+            waited=round(self.waited, 3),
+            breaker_openings=self.openings,
+            breaker_recoveries=self.recoveries,
+            breaker_refusals=self.refused,
+            breaker_events=tuple(self.breaker_events),
+        )
         return ResearchTrace(
             self.run_id,
             p,

@@ -2,8 +2,12 @@
 
 A quota bounds what plansmith asks of one source server: ``max_in_flight``
 calls at once, across every research run of the service (the server pool's
-limiter for that server), and ``max_calls`` calls (searches and fetches) per
-run. :func:`measure_calls` reads a source's own JSONL call log (written by
+limiter for that server), ``max_calls`` calls (searches and fetches) per
+run, ``max_rate`` calls per ``rate_window`` seconds across every run (0: no
+such limit; a call waits for a slot, within its run's deadline), and a circuit
+breaker that opens after ``breaker_failures`` failed calls in a row (0: no
+breaker) and lets a trial call through after ``breaker_cooldown`` seconds (see
+:mod:`._limits`). :func:`measure_calls` reads a source's own JSONL call log (written by
 ``plansmith-corpus``) and reports the most calls it had in flight and the calls
 of each run (by the run id that prefixes each call's idempotency key), so that
 a test, or an operator, checks the quotas from the source's side.
@@ -12,29 +16,101 @@ a test, or an operator, checks the quotas from the source's side.
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from plansmith.errors import InputError, Location
 
-__all__ = ["SourceQuota", "CallVolume", "CallsMeasured", "measure_calls"]
+__all__ = [
+    "SourceQuota",
+    "QuotaConfigError",
+    "parse_rate",
+    "CallVolume",
+    "CallsMeasured",
+    "measure_calls",
+]
+
+#: a rate's window by its unit, in seconds
+_UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0, "h": 3600.0}
+_UNITS |= {"hour": 3600.0}
+_RATE = re.compile(r"^\s*(\d+)\s*(?:/|per)\s*(\d*(?:\.\d+)?)\s*([a-z]+)\s*$")
+
+
+class QuotaConfigError(InputError):
+    """A source quota (rate, breaker, limits) is configured wrongly."""
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclass(frozen=True, slots=True)
 class SourceQuota:
-    """What one source may be asked: calls at once (all runs), calls per run."""
+    """What one source may be asked: calls at once (all runs), calls per run, calls per
+    time window (all runs; 0: unlimited), and its circuit breaker (0 failures: none)."""
 
     max_in_flight: int = 4
     max_calls: int = 200
+    max_rate: int = 0
+    rate_window: float = 1.0
+    breaker_failures: int = 5
+    breaker_cooldown: float = 30.0
 
     def __post_init__(self) -> None:
+        if not all(
+            isinstance(v, int) and not isinstance(v, bool)
+            for v in (self.max_in_flight, self.max_calls, self.max_rate, self.breaker_failures)
+        ):
+            raise QuotaConfigError(
+                f"a source quota's counts must be whole numbers, not {self}",
+                hint="max_in_flight, max_calls, max_rate and breaker_failures are integers",
+            )
         if self.max_in_flight < 1 or self.max_calls < 1:
-            raise InputError(
+            raise QuotaConfigError(
                 f"a source quota needs max_in_flight >= 1 and max_calls >= 1, not {self}",
                 hint="give each source at least one call at a time and one call per run",
             )
+        if self.max_rate < 0 or not _number(self.rate_window) or self.rate_window <= 0:
+            raise QuotaConfigError(
+                f"a source's rate needs max_rate >= 0 calls per rate_window > 0 seconds, "
+                f"not {self.max_rate} per {self.rate_window}",
+                hint='e.g. max_rate=5, rate_window=1 ("5/s") or max_rate=60, rate_window=60 '
+                '("60/min"); max_rate=0 sets no rate',
+            )
+        cooldown = self.breaker_cooldown
+        if self.breaker_failures < 0 or not (_number(cooldown) and cooldown > 0):
+            raise QuotaConfigError(
+                f"a source's breaker needs breaker_failures >= 0 and breaker_cooldown > 0 "
+                f"seconds, not {self.breaker_failures} and {self.breaker_cooldown}",
+                hint="e.g. breaker_failures=5, breaker_cooldown=30; breaker_failures=0 sets "
+                "no breaker",
+            )
+
+    @classmethod
+    def with_rate(cls, rate: str, **limits: Any) -> SourceQuota:
+        """A quota of ``rate`` (``"5/s"``, ``"60/min"``, ``"100 per 10 s"``) and ``limits``."""
+        calls, window = parse_rate(rate)
+        return cls(max_rate=calls, rate_window=window, **limits)
+
+
+def parse_rate(text: str) -> tuple[int, float]:
+    """``"5/s"`` -> (5, 1.0); ``"60/min"`` -> (60, 60.0); ``"100 per 10 s"`` -> (100, 10.0)."""
+    m = _RATE.match(str(text).lower())
+    unit = None
+    if m is not None:
+        unit = _UNITS.get(m[3], _UNITS.get(m[3].removesuffix("s")))
+    if m is None or unit is None or int(m[1]) < 1 or (m[2] and float(m[2]) <= 0):
+        raise QuotaConfigError(
+            f"not a rate: {text!r}",
+            hint='write CALLS/UNIT or CALLS per N UNIT, e.g. "5/s", "60/min", "100 per 10 s"; '
+            "units: s, min, h",
+        )
+    return int(m[1]), (float(m[2]) if m[2] else 1.0) * unit
 
 
 @dataclass(slots=True)

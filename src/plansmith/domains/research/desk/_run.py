@@ -29,6 +29,7 @@ from plansmith.domains.research.desk._invoker import (
     desk_catalog,
     route_searches,
 )
+from plansmith.domains.research.desk._limits import SourceGuard
 from plansmith.domains.research.desk._quota import SourceQuota
 from plansmith.engine import Engine, RunTools, make_plan
 from plansmith.errors import ApprovalRequiredError, Location
@@ -59,8 +60,11 @@ def prepare_research(
     cache: QueryCache,
     quota: Mapping[str, SourceQuota],
     source_types: Mapping[str, str] | None = None,
+    guards: Mapping[str, SourceGuard] | None = None,
 ) -> ResearchDesk:
-    """Write the run's problem file and make its desk (nothing is logged or called yet)."""
+    """Write the run's problem file and make its desk (nothing is logged or called yet).
+    ``guards``: the sources' limits over time, shared with other runs (default: the
+    desk's own, from ``quota``)."""
     problem = research_problem(
         request.question, request.sources, request.budget, extra=request.extra
     )
@@ -75,6 +79,7 @@ def prepare_research(
         depth=request.depth,
         run_dir=run_dir,
         source_types=dict(source_types or {}),
+        guards=guards,
     )
 
 

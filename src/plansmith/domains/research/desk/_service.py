@@ -3,7 +3,9 @@
 ``ResearchService(engine, {"python-docs": folder, ...})`` starts one
 ``plansmith-corpus`` server per source (on first use) and keeps them for all
 runs, so that a source's quota holds across runs: ``max_in_flight`` calls at
-once (the server pool's limiter for that server) and ``max_calls`` per run.
+once (the server pool's limiter for that server), ``max_rate`` calls per
+``rate_window`` seconds and the circuit breaker (one per source, shared by the
+runs: :mod:`._limits`), and ``max_calls`` per run.
 Identical queries share one cache. ``start_research`` returns a run id at
 once; the run goes on in the engine's run table (see :func:`~._run.run_research`),
 listed and cancelled with every other run of the face. The servers are kept by
@@ -22,6 +24,7 @@ import anyio
 from plansmith.domains.research import Budget, check_question, check_source_folder, folder_type
 from plansmith.domains.research.desk._cache import QueryCache
 from plansmith.domains.research.desk._desk import ResearchDesk
+from plansmith.domains.research.desk._limits import REAL_CLOCK, LimitClock, guards_for
 from plansmith.domains.research.desk._pool import SourceServers
 from plansmith.domains.research.desk._quota import SourceQuota
 from plansmith.domains.research.desk._run import (
@@ -95,6 +98,7 @@ class ResearchService:
         share_runs: bool = False,
         python: str | None = None,
         table: RunTable | None = None,
+        limit_clock: LimitClock = REAL_CLOCK,
     ) -> None:
         if not sources:
             raise InputError("research needs at least one source", hint="pass --source DIR")
@@ -108,6 +112,7 @@ class ResearchService:
         self.max_runs, self.max_parallel, self.share_runs = max_runs, max_parallel, share_runs
         self.budget, self.depth = budget or Budget(), depth
         self.cache = QueryCache()
+        self.guards = guards_for(self.quota, limit_clock)  # per source, shared by the runs
         self.servers = SourceServers(
             self.sources, self.state_dir, self.quota, excludes=excludes, python=python
         )
@@ -194,6 +199,7 @@ class ResearchService:
             cache=self.cache,
             quota=self.quota,
             source_types=self.source_types,
+            guards=self.guards,
         )
         run = _Run(desk, owner, subscribers=[subscribe] if subscribe else [])
         run.handle = self.table.start(run_id, lambda feed: self._execute(run, feed), owner=owner)
