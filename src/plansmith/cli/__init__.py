@@ -28,6 +28,7 @@ COMMAND_MODULES = {
     "demo": "_demo",
     "check": "_check",
     "tools": "_tools",
+    "init": "_init",
     "domains": "_domains",
     "run": "_run",
     "resume": "_run",
