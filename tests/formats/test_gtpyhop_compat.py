@@ -214,6 +214,6 @@ def test_session_timeout_works_off_the_main_thread() -> None:
     assert results[0].error.startswith("Planning timeout")
 
 
-def test_features_not_provided_are_named_in_the_error() -> None:
-    with pytest.raises(AttributeError, match="tracing, logging"):
-        _ = g.PlanTrace  # type: ignore[attr-defined]
+def test_a_name_the_stand_in_lacks_is_named_in_the_error() -> None:
+    with pytest.raises(AttributeError, match="stand-in has no attribute 'NoSuchName'"):
+        _ = g.NoSuchName  # type: ignore[attr-defined]

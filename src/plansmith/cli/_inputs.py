@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from plansmith.errors import InputError
+from plansmith.errors import InputError, Location
 from plansmith.model import Plan, Problem
 
 if TYPE_CHECKING:
@@ -69,6 +69,9 @@ def plan_gtpyhop_folder(
             f"{folder} is a GTPyhop folder: its problems come from problems.py",
             hint=f"drop {problem} and name the problem with --problem NAME",
         )
+    classic = _classic_example(folder)
+    if classic is not None:
+        raise classic
     if process_hash_seed() is None:  # run_plan could not fix it
         sys.stderr.write(unfixed_seed_note())
     quiet = "GTPYHOP_QUIET" not in os.environ
@@ -81,6 +84,41 @@ def plan_gtpyhop_folder(
     finally:
         if quiet:
             os.environ.pop("GTPYHOP_QUIET", None)
+
+
+def _classic_example(folder: Path) -> InputError | None:
+    """The error for a classic GTPyhop example package (``__init__.py``, no ``domain.py``,
+    like ``gtpyhop/examples/blocks_htn``): its problems are run by its own ``main``,
+    not named by a ``get_problems()``, so it cannot be planned problem by problem.
+    The hint is the command that runs it the way GTPyhop runs it, with plansmith's
+    stand-in as ``gtpyhop``. None for any other folder."""
+    from plansmith.compat._gtpyhop_import import installed_gtpyhop_dirs
+
+    if (folder / "domain.py").is_file() or not (folder / "__init__.py").is_file():
+        return None
+    root = folder.resolve()
+    module, path = root.name, str(root.parent)
+    for found in installed_gtpyhop_dirs():
+        examples = Path(found).resolve() / "examples"
+        if root.is_relative_to(examples):
+            parts = root.relative_to(examples).parts
+            if all(part.isidentifier() for part in parts):
+                module, path = ".".join(("gtpyhop", "examples", *parts)), ""
+            break
+    if not module.replace(".", "_").isidentifier():
+        return None  # not importable by name: the loader's own error says what is missing
+    setup = f"sys.path.insert(0, {path!r}); " if path else ""
+    command = (
+        'python -c "import sys; from plansmith.compat import gtpyhop; '
+        f"sys.modules['gtpyhop'] = gtpyhop; {setup}"
+        f'import {module} as example; example.main(False)"'
+    )
+    return InputError(
+        f"{folder} is a classic GTPyhop example (no domain.py and problems.py): "
+        "its own main() runs its problems, so `plansmith plan` cannot choose one",
+        location=Location(str(folder)),
+        hint=f"run it with plansmith planning for GTPyhop: {command}",
+    )
 
 
 def write_atomically(path: Path, text: str) -> None:

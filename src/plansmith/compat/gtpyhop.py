@@ -7,14 +7,18 @@ Domain code written for GTPyhop imports this module in place of ``gtpyhop``
     from gtpyhop import Domain, State, declare_actions, declare_task_methods
 
 ``current_domain`` and ``verbose`` read the live settings, as attributes of
-the module. What differs from GTPyhop is listed in docs/htn.md: every strategy
-backtracks, actions that leave the state unchanged stay in plans, states are
-copied on write, and tracing, logging, memory tracking and persistence are not
-provided.
+the module. Like GTPyhop, the stand-in is a package: under the alias,
+``gtpyhop.test_harness``, ``gtpyhop.memory_tracking``, ``gtpyhop.logging_system``,
+``gtpyhop.main`` and the installed GTPyhop's ``gtpyhop.examples`` import (see
+:mod:`plansmith.compat._gtpyhop_import`). What differs from GTPyhop is listed in
+docs/htn.md: every strategy backtracks, actions that leave the state unchanged
+stay in plans, and states are copied on write.
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import Any
 
 from plansmith.compat._gtpyhop_declare import (
@@ -38,6 +42,18 @@ from plansmith.compat._gtpyhop_declare import (
     set_verbose_level,
     set_verify_goals,
 )
+from plansmith.compat._gtpyhop_import import install_finder
+from plansmith.compat._gtpyhop_logging import (
+    LogEntry,
+    LoggingStats,
+    LogLevel,
+    StdoutLogHandler,
+    StructuredLogger,
+    StructuredLogHandler,
+    destroy_logger,
+    get_logger,
+    get_logging_stats,
+)
 from plansmith.compat._gtpyhop_objects import (
     RUNTIME,
     Domain,
@@ -51,6 +67,11 @@ from plansmith.compat._gtpyhop_objects import (
     print_methods,
     print_object,
 )
+from plansmith.compat._gtpyhop_persist import (
+    SESSION_SCHEMA_VERSION,
+    SessionPersistenceError,
+    SessionSerializer,
+)
 from plansmith.compat._gtpyhop_plan import (
     find_plan,
     m_split_multigoal,
@@ -58,6 +79,7 @@ from plansmith.compat._gtpyhop_plan import (
     run_lazy_lookahead,
     validate_plan_from_goal,
 )
+from plansmith.compat._gtpyhop_resources import ResourceManager
 from plansmith.compat._gtpyhop_session import (
     ExecutionResult,
     PlannerSession,
@@ -65,9 +87,14 @@ from plansmith.compat._gtpyhop_session import (
     PlanResult,
     create_session,
     destroy_session,
+    get_persistence_directory,
     get_session,
     list_sessions,
+    restore_all_sessions,
+    restore_session,
+    set_persistence_directory,
 )
+from plansmith.compat._gtpyhop_trace import PlanTrace, TraceEvent
 
 __all__ = [
     "__version__",
@@ -114,22 +141,53 @@ __all__ = [
     "get_session",
     "destroy_session",
     "list_sessions",
+    "PlanTrace",
+    "TraceEvent",
+    "ResourceManager",
+    "SESSION_SCHEMA_VERSION",
+    "SessionPersistenceError",
+    "SessionSerializer",
+    "restore_session",
+    "restore_all_sessions",
+    "set_persistence_directory",
+    "get_persistence_directory",
+    "LogLevel",
+    "LogEntry",
+    "StructuredLogger",
+    "StdoutLogHandler",
+    "StructuredLogHandler",
+    "get_logger",
+    "destroy_logger",
+    "get_logging_stats",
+    "LoggingStats",
 ]
 
 #: The GTPyhop release whose API this module provides.
 __version__ = "2.0.2"
 
+#: A package, so that ``gtpyhop.test_harness`` and the like import under the alias;
+#: :class:`~plansmith.compat._gtpyhop_import.StandInFinder` finds them.
+__path__: list[str] = []
+install_finder()
+
 print_state = print_object
 print_multigoal = print_object
 
 
+#: The submodules that ``from gtpyhop import <name>`` finds under the alias.
+_SUBMODULES = frozenset({"main", "logging_system", "test_harness", "memory_tracking", "examples"})
+
+
 def __getattr__(name: str) -> Any:
-    """``gtpyhop.current_domain`` and ``gtpyhop.verbose``: the live settings."""
+    """``gtpyhop.current_domain`` and ``gtpyhop.verbose``: the live settings. Under the
+    ``gtpyhop`` alias, also the submodules (``from gtpyhop import test_harness``)."""
     if name == "current_domain":
         return RUNTIME.current_domain
     if name == "verbose":
         return RUNTIME.verbose
-    raise AttributeError(
-        f"plansmith's gtpyhop stand-in has no attribute {name!r} "
-        "(tracing, logging, memory tracking and persistence are not provided)"
-    )
+    if name in _SUBMODULES and sys.modules.get("gtpyhop") is sys.modules[__name__]:
+        try:
+            return importlib.import_module(f"gtpyhop.{name}")
+        except ModuleNotFoundError as error:  # gtpyhop.examples, without GTPyhop installed
+            raise AttributeError(f"plansmith's gtpyhop stand-in has no {name!r}: {error}") from None
+    raise AttributeError(f"plansmith's gtpyhop stand-in has no attribute {name!r}")

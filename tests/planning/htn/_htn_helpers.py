@@ -54,26 +54,27 @@ def pydomain_of(domain: Any) -> PyDomain:
 
 @contextlib.contextmanager
 def compat_as_gtpyhop() -> Iterator[ModuleType]:
-    """Install plansmith's stand-in as ``gtpyhop``, with ``gtpyhop.examples`` and
-    ``gtpyhop.test_harness`` found in the real package's folder; restore after."""
+    """Install plansmith's stand-in as ``gtpyhop`` (its own finder resolves
+    ``gtpyhop.test_harness`` and ``gtpyhop.examples``); restore after."""
     from plansmith.compat import gtpyhop as compat
     from plansmith.compat._gtpyhop_objects import RUNTIME
 
     settings = dict(vars(RUNTIME))
     settings["domains"] = list(RUNTIME.domains)
-    real = real_gtpyhop()
+    real_gtpyhop()  # imported first, so that the real package is restored after
     saved = {k: v for k, v in sys.modules.items() if k == "gtpyhop" or k.startswith("gtpyhop.")}
     for key in saved:
         del sys.modules[key]
-    compat.__path__ = list(real.__path__)  # type: ignore[attr-defined]
     sys.modules["gtpyhop"] = compat
     try:
         yield compat
     finally:
         for key in [k for k in sys.modules if k == "gtpyhop" or k.startswith("gtpyhop.")]:
             del sys.modules[key]
-        del compat.__path__  # type: ignore[attr-defined]
         sys.modules.update(saved)
         vars(RUNTIME).update(settings)
         for name in ("verbose", "current_domain"):  # examples assign these on the module
             compat.__dict__.pop(name, None)
+        for name, value in list(vars(compat).items()):  # submodules, set by the imports
+            if isinstance(value, ModuleType) and value.__name__.startswith("gtpyhop."):
+                del compat.__dict__[name]
