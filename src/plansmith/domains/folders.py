@@ -88,7 +88,10 @@ class DomainFolder:
         if maker is not None and bindings is not None and servers.is_file():
             names = ", ".join(f"{i.name} ({i.description})" for i in maker.inputs)
             takes = f"a request names its inputs: {names}"
-            return Readiness(True, notes=(takes, *optional_notes(servers)))
+            if maker.makes_servers:
+                return Readiness(True, notes=(takes, *optional_notes(servers)))
+            found = readiness_of(self.name, servers, bindings)
+            return replace(found, notes=(takes, *found.notes)) if found.ready else found
         return readiness_of(self.name, servers if servers.is_file() else None, bindings)
 
 

@@ -6,8 +6,8 @@ what is expected, which goals need them); ``prepare`` checks the files a request
 (each must exist and be of the expected kind, else an ``InputError`` naming the input)
 and returns the problem's objects and initial state and, for domains whose servers are
 confined to the request's files, the ``mcpServers`` document its runs use. Faces find a
-folder's ``RequestInputs`` with ``request_inputs(path)``: bio's (sequence files) and
-code's (a repository folder).
+folder's ``RequestInputs`` with ``request_inputs(path)``: bio's (sequence files),
+code's (a repository folder) and the lab's PCR (values: samples, channels, cycles).
 """
 
 from __future__ import annotations
@@ -32,13 +32,15 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class InputSpec:
-    """A named input: a file (``formats`` it may be in), and the goals that need it."""
+    """A named input: a file (``formats`` it may be in), a folder, or a value (``kind``),
+    and the goals that need it."""
 
     name: str
     description: str
     formats: tuple[str, ...] = ()
     needed_by: tuple[str, ...] = ()
     type: str = "object"  # the type of the object it becomes (named as the input)
+    kind: str = "file"  # "file", "folder" or "value" (a number or word, not a path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +51,8 @@ class PreparedRequest:
     objects: Mapping[str, str]
     init: tuple[str, ...]
     servers: Mapping[str, object] | None = None
-    files: Mapping[str, str] = field(default_factory=dict)  # input name -> absolute path
+    files: Mapping[str, str] = field(default_factory=dict)  # input -> absolute path or value
+    tasks: tuple[str, ...] = ()  # the job itself, for a domain whose inputs make it whole
 
 
 class RequestInputs(Protocol):
@@ -58,29 +61,43 @@ class RequestInputs(Protocol):
     @property
     def inputs(self) -> tuple[InputSpec, ...]: ...
 
+    @property
+    def makes_servers(self) -> bool:
+        """Whether ``prepare`` makes the runs' servers (else the folder's servers.json)."""
+        ...
+
     def assign(self, paths: Sequence[Path]) -> dict[str, Path]:
         """Name each file a request's text gave (by its kind), or raise ``InputError``."""
+        ...
+
+    def values_in_text(self, text: str) -> dict[str, str]:
+        """The value inputs a request's text states ("24 samples"), by input name."""
         ...
 
     def needed(self, goal: Sequence[str]) -> tuple[str, ...]:
         """The inputs the ground ``goal`` needs."""
         ...
 
-    def prepare(self, given: Mapping[str, Path], workdir: Path) -> PreparedRequest:
-        """Check ``given`` and make the problem's objects, init and the runs' servers
-        (``workdir``: the run home, under which each run writes in its own folder)."""
+    def prepare(
+        self, given: Mapping[str, Path], workdir: Path, values: Mapping[str, str]
+    ) -> PreparedRequest:
+        """Check ``given`` (files, folders) and ``values`` and make the problem's objects,
+        init and the runs' servers (``workdir``: the run home, under which each run
+        writes in its own folder)."""
         ...
 
 
 def request_inputs(folder: Path) -> RequestInputs | None:
     """The ``RequestInputs`` of a shipped domain folder (None: it takes no inputs)."""
-    from plansmith.domains import bio, code  # noqa: PLC0415 - on demand
+    from plansmith.domains import bio, code, lab  # noqa: PLC0415 - on demand
 
     where = folder.resolve()
     if where == bio.DOMAIN_DIR:
         return bio.BIO_INPUTS
     if where == code.DOMAIN_DIR:
         return code.CODE_INPUTS
+    if where == lab.PCR_DIR:
+        return lab.PCR_INPUTS
     return None
 
 
@@ -110,13 +127,18 @@ def inputs_in_text(text: str, base: Path, *, folders: bool = False) -> tuple[str
 
 
 def missing_inputs_error(
-    domain: str, specs: Sequence[InputSpec], missing: Sequence[str]
+    domain: str, specs: Sequence[InputSpec], missing: Sequence[str], *, what: str = "this goal"
 ) -> InputError:
-    """One typed answer that lists what is needed."""
+    """One typed answer that lists what is needed (``what``: what needs it)."""
     wanted = [s for s in specs if s.name in missing]
     listed = "; ".join(f"{s.name}: {s.description}" for s in wanted)
-    example = ", ".join(f'"{s.name}": "PATH"' for s in wanted)
+    example = ", ".join(f'"{s.name}": "{"VALUE" if s.kind == "value" else "PATH"}"' for s in wanted)
+    say = (
+        "state them in the request"
+        if all(s.kind == "value" for s in wanted)
+        else "name the files in the request"
+    )
     return InputError(
-        f"the {domain} domain needs input(s) for this goal: {listed}",
-        hint=f"pass inputs={{{example}}}, or name the files in the request",
+        f"the {domain} domain needs input(s) for {what}: {listed}",
+        hint=f"pass inputs={{{example}}}, or {say}",
     )

@@ -93,7 +93,9 @@ def _inputs(folder: DomainFolder) -> tuple[InputInfo, ...]:
     maker = request_inputs(folder.path)
     if maker is None:
         return ()
-    return tuple(InputInfo(i.name, i.description, i.formats, i.needed_by) for i in maker.inputs)
+    return tuple(
+        InputInfo(i.name, i.description, i.formats, i.needed_by, i.kind) for i in maker.inputs
+    )
 
 
 def plan_result(

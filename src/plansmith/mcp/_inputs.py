@@ -37,6 +37,7 @@ class RequestFiles:
     given: Mapping[str, Path] = field(default_factory=dict)
     prepared: PreparedRequest | None = None
     servers_file: Path | None = None
+    values: Mapping[str, str] = field(default_factory=dict)
 
     def objects_to_match(self) -> dict[str, str] | None:
         """The objects a request is matched over: the inputs given, or, with none, every
@@ -50,9 +51,12 @@ class RequestFiles:
     def check_needed(self, domain: str, goal: Sequence[str]) -> None:
         if self.maker is None:
             return
-        missing = [n for n in self.maker.needed(goal) if n not in self.given]
+        missing = [
+            n for n in self.maker.needed(goal) if n not in self.given and n not in self.values
+        ]
         if missing:
-            raise missing_inputs_error(domain, self.maker.inputs, missing)
+            what = "this goal" if goal else "this job"
+            raise missing_inputs_error(domain, self.maker.inputs, missing, what=what)
 
 
 def _given(inputs: Mapping[str, str], base: Path) -> dict[str, Path]:
@@ -81,9 +85,13 @@ def read_inputs(
                 hint="pass its objects and init instead (describe_domain lists them)",
             )
         return RequestFiles(request=request)
-    given = _given(inputs or {}, base)
+    value_names = {s.name for s in maker.inputs if s.kind == "value"}
+    values = {str(k): str(v) for k, v in (inputs or {}).items() if k in value_names}
+    given = _given({k: v for k, v in (inputs or {}).items() if k not in value_names}, base)
     if request is not None:
-        takes_folders = any("folder" in s.formats for s in maker.inputs)
+        for name, value in maker.values_in_text(request).items():
+            values.setdefault(name, value)
+        takes_folders = any(s.kind == "folder" for s in maker.inputs)
         text, paths = inputs_in_text(request, base, folders=takes_folders)
         named = maker.assign(paths)
         by_path = {p: n for n, p in named.items()}
@@ -92,13 +100,13 @@ def read_inputs(
         request = text
         for name, path in named.items():
             given.setdefault(name, path)
-    if not given:
+    if not given and not values:
         return RequestFiles(maker, request)
     digest = hashlib.sha256(
-        json.dumps({k: str(v) for k, v in sorted(given.items())}).encode()
+        json.dumps({k: str(v) for k, v in sorted({**given, **values}.items())}).encode()
     ).hexdigest()[:16]
     workdir = home / "requests" / digest
-    prepared = maker.prepare(given, home)  # its runs write under the home's runs/
+    prepared = maker.prepare(given, home, values)  # its runs write under the home's runs/
     servers_file = None
     if prepared.servers is not None:
         workdir.mkdir(parents=True, exist_ok=True)
@@ -108,4 +116,4 @@ def read_inputs(
             part = workdir / ".servers.json.part"
             part.write_text(text, encoding="utf-8")
             part.replace(servers_file)
-    return RequestFiles(maker, request, given, prepared, servers_file)
+    return RequestFiles(maker, request, given, prepared, servers_file, values)

@@ -197,6 +197,12 @@ class FaceService:
             objects = {**files.prepared.objects, **(objects or {})}
             init = [*files.prepared.init, *(init or [])]
         request = files.request
+        whole_job = files.prepared.tasks if files.prepared is not None else ()
+        if not goal and not tasks and whole_job:  # the inputs made the job (PCR): no match
+            tasks = whole_job
+            translation = translation or Translation("offline", request, (), tuple(tasks))
+        elif not goal and not tasks and files.maker is not None and not folder.domain.goals:
+            files.check_needed(folder.name, ())  # a job of inputs alone: say what it needs
         if translation is None and request is not None and not goal and not tasks:
             known = objects if files.prepared is not None else files.objects_to_match()
             match = match_goal(folder.domain, request, objects_of(folder, known or objects))

@@ -72,6 +72,7 @@ class InputInfo:
     description: str
     formats: tuple[str, ...]
     needed_by: tuple[str, ...]
+    kind: str = "file"  # "file", "folder" or "value"
 
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema

@@ -64,6 +64,7 @@ def _kind(name: str, path: Path) -> tuple[str, int]:
 class BioInputs:
     """``gene`` and ``family``, the files the bio domain's goals read."""
 
+    makes_servers: bool = True
     inputs: tuple[InputSpec, ...] = (
         InputSpec(
             "gene",
@@ -98,8 +99,13 @@ class BioInputs:
         wanted = {n for atom in goal for n in _NEEDS.get(atom.split("(")[0].strip(), ())}
         return tuple(n for n in _NAMES if n in wanted)
 
-    def prepare(self, given: Mapping[str, Path], workdir: Path) -> PreparedRequest:
-        unknown = sorted(set(given) - set(_NAMES))
+    def values_in_text(self, text: str) -> dict[str, str]:
+        return {}  # every input is a file or folder
+
+    def prepare(
+        self, given: Mapping[str, Path], workdir: Path, values: Mapping[str, str]
+    ) -> PreparedRequest:
+        unknown = sorted((set(given) | set(values)) - set(_NAMES))
         if unknown:
             raise InputError(
                 f"the bio domain has no input {unknown[0]!r}", hint="its inputs: gene, family"

@@ -61,6 +61,7 @@ def _check_repo(name: str, path: Path) -> Path:
 class CodeInputs:
     """``repo``, the repository the code domain's goals work on."""
 
+    makes_servers: bool = True
     inputs: tuple[InputSpec, ...] = (
         InputSpec(
             _NAME,
@@ -68,6 +69,7 @@ class CodeInputs:
             ("folder",),
             ("diagnosis", "proven_patch"),
             "suite",
+            "folder",
         ),
     )
 
@@ -84,8 +86,13 @@ class CodeInputs:
     def needed(self, goal: Sequence[str]) -> tuple[str, ...]:
         return (_NAME,) if any(atom.strip().startswith("diagnosed(") for atom in goal) else ()
 
-    def prepare(self, given: Mapping[str, Path], workdir: Path) -> PreparedRequest:
-        unknown = sorted(set(given) - {_NAME})
+    def values_in_text(self, text: str) -> dict[str, str]:
+        return {}  # every input is a file or folder
+
+    def prepare(
+        self, given: Mapping[str, Path], workdir: Path, values: Mapping[str, str]
+    ) -> PreparedRequest:
+        unknown = sorted((set(given) | set(values)) - {_NAME})
         if unknown:
             raise InputError(
                 f"the code domain has no input {unknown[0]!r}", hint=f"its input: {_NAME}"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from plansmith.domains.lab._labenv import find_lab_python
 from plansmith.domains.lab._pcr import BATCH, CHANNELS, PIPETTES, problem_for, units_for
+from plansmith.domains.lab._pcr_inputs import PCR_INPUTS, PcrInputs
 
 __all__ = [
     "problem_for",
@@ -25,6 +26,9 @@ __all__ = [
     "CHANNELS",
     "PIPETTES",
     "LAB_DIR",
+    "PCR_DIR",
+    "PCR_INPUTS",
+    "PcrInputs",
     "PCR_DOMAIN",
     "PCR_BINDINGS",
     "PCR_SERVERS",
@@ -33,6 +37,7 @@ __all__ = [
 ]
 
 LAB_DIR = Path(__file__).resolve().parent
+PCR_DIR = LAB_DIR / "pcr"
 PCR_DOMAIN = LAB_DIR / "pcr" / "domain.yaml"
 PCR_BINDINGS = LAB_DIR / "pcr" / "bindings.yaml"
 PCR_SERVERS = LAB_DIR / "pcr" / "servers.json"

@@ -4,7 +4,8 @@ The server runs in its own virtual environment (see ``_labenv``): this launcher 
 plansmith's, finds that environment (``--lab-python PATH``, ``$PLANSMITH_LAB_PYTHON``,
 ``.venv-lab`` in a checkout, else the user cache directory, built there on first use
 with its progress on stderr) and replaces itself with the server, which gets the other
-arguments (``--role``, ``--robot``, ``--api-level``). stdout stays the server's.
+arguments (``--role``, ``--robot``, ``--api-level``), with no ``PYTHONPATH``. stdout
+stays the server's.
 """
 
 from __future__ import annotations
@@ -40,7 +41,10 @@ def main(argv: list[str] | None = None) -> None:
     except ServerStartError as error:
         print(f"plansmith-lab: {error}", file=sys.stderr)
         raise SystemExit(error.exit_code) from None
-    os.execv(lab_python, [str(lab_python), str(SERVER_SCRIPT), *rest])
+    # the lab venv sees its own packages only: a PYTHONPATH made for plansmith's venv
+    # (mcp 2.x among them) would shadow its pins (mcp 1.x, opentrons)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    os.execve(lab_python, [str(lab_python), str(SERVER_SCRIPT), *rest], env)
 
 
 if __name__ == "__main__":
