@@ -34,6 +34,7 @@ COMMAND_MODULES = {
     "resume": "_run",
     "replay": "_run",
     "runs": "_show",
+    "stats": "_stats",
     "show": "_show",
     "retry": "_retry",
     "approve": "_retry",

@@ -12,10 +12,14 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plansmith.cli._inputs import load_inputs, plan_gtpyhop_folder, write_atomically
 from plansmith.errors import PlansmithError
 from plansmith.planning import HEURISTIC_NAMES, SEARCH_NAMES, PlanOptions
+
+if TYPE_CHECKING:
+    from plansmith.model import Problem
 
 __all__ = ["PLAN_HELP", "build_parser", "run_plan"]
 
@@ -57,6 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--time-limit", type=_positive(float), help="seconds of CPU time")
     parser.add_argument("--node-limit", type=_positive(int), help="expanded nodes")
+    parser.add_argument(
+        "--costs",
+        choices=("declared", "learned"),
+        default="declared",
+        help="action costs: as the domain declares them, or learned from the run log of"
+        " --home (plansmith stats): slower and failing actions cost more",
+    )
+    parser.add_argument(
+        "--home", type=Path, default=Path(".plansmith"), help="with --costs learned: the home"
+    )
+    parser.add_argument("--log", help="with --costs learned: the run log (default HOME/runs.db)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
     parser.add_argument("--output", "-o", type=Path, help="write the plan to this file")
     return parser
@@ -106,6 +121,8 @@ def _plan_text(args: argparse.Namespace, options: PlanOptions) -> str:
         result = plan_gtpyhop_folder(args.domain, args.problem, args.problem_name, options)
     else:
         problem = load_inputs(args.domain, args.problem, args.problem_name)
+        if args.costs == "learned":
+            problem = _learned(problem, args.home, args.log)
         result = plan(problem, options, clock=time.process_time)
     render = {
         "text": formats.render_text,
@@ -115,3 +132,25 @@ def _plan_text(args: argparse.Namespace, options: PlanOptions) -> str:
     }[args.format]
     text = render(result)
     return text if text.endswith("\n") else text + "\n"
+
+
+def _learned(problem: Problem, home: Path, log: str | None) -> Problem:
+    """``problem`` with its actions' costs learned from the run log; says which on stderr."""
+    from plansmith.engine import open_engine
+    from plansmith.execution import declared_costs, learned_costs, stats_of, with_costs
+
+    engine = open_engine(home, log=log, existing=True, read_only=True)
+    try:
+        runs = [engine.log.events(info.run_id) for info in engine.log.runs()]
+    finally:
+        engine.close()
+    costs = learned_costs(stats_of(runs), declared_costs(problem))
+    for c in costs.values():
+        if c.calls:
+            sys.stderr.write(
+                f"cost {c.action}: {c.cost:g} (declared {c.declared:g}; learned from {c.calls}"
+                f" call(s) in {c.runs} run(s): {c.why})\n"
+            )
+        else:
+            sys.stderr.write(f"cost {c.action}: {c.cost:g} (declared; {c.why})\n")
+    return with_costs(problem, costs)

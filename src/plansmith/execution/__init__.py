@@ -80,6 +80,15 @@ from plansmith.execution._states import (
     ready_steps,
     transition,
 )
+from plansmith.execution._stats import (
+    PRIOR_CALLS,
+    ActionStats,
+    LearnedCost,
+    declared_costs,
+    learned_costs,
+    stats_of,
+    with_costs,
+)
 from plansmith.execution._tracing import TraceView
 from plansmith.execution._tracing_env import TraceSetup, tracing_from_env
 from plansmith.execution._tracing_invoker import TracingInvoker
@@ -180,6 +189,13 @@ __all__ = [
     "elapsed_ms",
     "unpack",
     "bound_to_dict",
+    "ActionStats",
+    "LearnedCost",
+    "stats_of",
+    "learned_costs",
+    "declared_costs",
+    "with_costs",
+    "PRIOR_CALLS",
     "bound_from_dict",
     # replanning and approval
     "StepKey",
