@@ -92,7 +92,7 @@ def _classic_example(folder: Path) -> InputError | None:
     not named by a ``get_problems()``, so it cannot be planned problem by problem.
     The hint is the command that runs it the way GTPyhop runs it, with plansmith's
     stand-in as ``gtpyhop``. None for any other folder."""
-    from plansmith.compat._gtpyhop_import import installed_gtpyhop_dirs
+    from plansmith.compat import installed_gtpyhop_dirs
 
     if (folder / "domain.py").is_file() or not (folder / "__init__.py").is_file():
         return None

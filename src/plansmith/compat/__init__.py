@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from plansmith.compat import gtpyhop
 
-__all__ = ["gtpyhop"]
+from plansmith.compat._gtpyhop_import import installed_gtpyhop_dirs  # stdlib only
+
+__all__ = ["gtpyhop", "installed_gtpyhop_dirs"]
 
 
 def __getattr__(name: str) -> object:
