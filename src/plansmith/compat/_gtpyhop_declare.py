@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from plansmith.compat._gtpyhop_objects import RUNTIME, Domain, print_actions
+from plansmith.planning.htn import GTPYHOP_STRATEGIES
 
 __all__ = [
     "declare_actions",
@@ -26,16 +27,13 @@ __all__ = [
     "set_recursive_planning",
     "get_recursive_planning",
     "reset_planning_strategy",
+    "set_exact_gtpyhop",
+    "get_exact_gtpyhop",
     "STRATEGIES",
 ]
 
-#: GTPyhop's strategy names; plansmith searches depth-first with backtracking for all.
-STRATEGIES = (
-    "recursive_dfs",
-    "iterative_greedy",
-    "iterative_irrevocable_commitment",
-    "iterative_dfs_backtracking",
-)
+#: GTPyhop's strategy names; once chosen, each runs as GTPyhop runs it.
+STRATEGIES = GTPYHOP_STRATEGIES
 
 
 def _current(what: str) -> Domain:
@@ -140,9 +138,11 @@ def get_verify_goals() -> bool:
 def set_recursive_planning(strategy: bool | str, verbose_output: bool = False) -> None:
     """Choose GTPyhop's strategy by name (True: recursive, False: iterative greedy).
 
-    plansmith accepts every name and always searches depth-first with
-    backtracking: it finds GTPyhop's plan whenever GTPyhop finds one, and also
-    finds plans where the greedy strategy gives up (see docs/htn.md).
+    Once chosen, ``find_plan`` runs that strategy as GTPyhop does: the greedy one
+    commits to the first applicable method and returns False where GTPyhop does.
+    Until then (and after :func:`reset_planning_strategy`, which makes
+    ``find_plan`` raise as in GTPyhop, then this), plansmith backtracks, unless
+    :func:`set_exact_gtpyhop` asks for GTPyhop's default (see docs/htn.md).
     """
     if isinstance(strategy, bool):
         name = "recursive_dfs" if strategy else "iterative_greedy"
@@ -156,6 +156,7 @@ def set_recursive_planning(strategy: bool | str, verbose_output: bool = False) -
     else:
         raise TypeError(f"strategy must be bool or str, got {type(strategy).__name__}")
     RUNTIME.strategy = name
+    RUNTIME.strategy_chosen = True
     if verbose_output:
         print(f"Using {name} seek_plan.")
 
@@ -171,3 +172,21 @@ def get_recursive_planning() -> bool:
 
 def reset_planning_strategy() -> None:
     RUNTIME.strategy = None
+    RUNTIME.strategy_chosen = False
+
+
+def set_exact_gtpyhop(value: bool = True) -> bool:
+    """plansmith only: GTPyhop's answers (True) or plansmith's (False); the old setting.
+
+    Exact, ``find_plan`` and sessions that choose no strategy use GTPyhop's
+    default (iterative greedy: "no plan" where it gives up), and actions that
+    leave the state unchanged are left out of plans, as GTPyhop leaves them out.
+    The environment variable ``PLANSMITH_GTPYHOP_EXACT=1`` sets it at import.
+    """
+    previous = RUNTIME.exact
+    RUNTIME.exact = bool(value)
+    return previous
+
+
+def get_exact_gtpyhop() -> bool:
+    return RUNTIME.exact

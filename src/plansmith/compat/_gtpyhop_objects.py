@@ -11,6 +11,7 @@ module reads ``current_domain`` and ``verbose`` from it.
 from __future__ import annotations
 
 import copy
+import os
 import re
 from collections.abc import Iterable
 from typing import Any, ClassVar, Self
@@ -34,6 +35,9 @@ __all__ = [
 ]
 
 
+_YES = frozenset({"1", "true", "yes", "on"})
+
+
 class Runtime:
     """GTPyhop's module-level settings, in one object."""
 
@@ -41,7 +45,12 @@ class Runtime:
         self.domains: list[Domain] = []
         self.current_domain: Domain | None = None
         self.verbose = 1
+        #: GTPyhop's strategy name; until a caller chooses one (``strategy_chosen``),
+        #: plansmith backtracks, unless ``exact`` asks for GTPyhop's default.
         self.strategy: str | None = "iterative_greedy"
+        self.strategy_chosen = False
+        #: GTPyhop's answers: its default strategy, unchanged actions left out of plans.
+        self.exact = os.environ.get("PLANSMITH_GTPYHOP_EXACT", "").strip().lower() in _YES
         self.verify_goals = True
         self.copies = 0
 
@@ -163,12 +172,18 @@ def _m_verify_g(  # noqa: PLR0917 - GTPyhop's signature for this task method
             f"depth {depth}: method {method} didn't achieve",
             f"goal {state_var}[{arg}] = {desired_val}",
         )
+    if RUNTIME.verbose >= 3:
+        print(
+            f"depth {depth}: method {method} achieved", f"goal {state_var}[{arg}] = {desired_val}"
+        )
     return []
 
 
 def _m_verify_mg(state: Any, method: str, multigoal: Any, depth: int) -> list[Any]:
     if goals_not_achieved(state, multigoal):
         raise Exception(f"depth {depth}: method {method} didn't achieve {multigoal}]")
+    if RUNTIME.verbose >= 3:
+        print(f"depth {depth}: method {method} achieved {multigoal}")
     return []
 
 

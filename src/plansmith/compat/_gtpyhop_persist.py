@@ -34,7 +34,10 @@ class SessionSerializer:
                 "session_id": session.session_id,
                 "verbose": session.verbose,
                 "recursive": session.recursive,
-                "strategy": session._strategy,
+                # None: the session chose none (GTPyhop reads it as its default)
+                "strategy": session._strategy
+                if getattr(session, "_strategy_chosen", True)
+                else None,
                 "structured_logging": session.structured_logging,
                 "auto_cleanup": session.auto_cleanup,
                 "created_at": session._created_at,

@@ -2,9 +2,11 @@
 
 ``find_plan`` returns GTPyhop's result types: the list of action tuples, or
 False when there is no plan. An exception raised by the domain's own code
-reaches the caller unchanged, as with GTPyhop. What differs is documented in
-docs/htn.md: the search backtracks under every strategy, actions that leave the
-state unchanged stay in the plan, and states are copied on write.
+reaches the caller unchanged, as with GTPyhop. Until a caller chooses a
+strategy, plansmith's own search runs (it backtracks, keeps actions that leave
+the state unchanged, and copies states on write); a chosen greedy strategy, the
+exact mode (``set_exact_gtpyhop``) and verbose levels 2 and 3 run GTPyhop's own
+search (``seek_plan_gtpyhop``). See docs/htn.md.
 """
 
 from __future__ import annotations
@@ -15,12 +17,20 @@ from typing import Any
 from plansmith.compat._gtpyhop_objects import RUNTIME, Domain, State
 from plansmith.errors import DomainError, UnsolvableError
 from plansmith.formats import py_domain_of
-from plansmith.planning.htn import Budget, goals_not_achieved, seek_plan
+from plansmith.planning.htn import (
+    GREEDY_STRATEGIES,
+    Budget,
+    PySearchResult,
+    goals_not_achieved,
+    seek_plan,
+    seek_plan_gtpyhop,
+)
 
 __all__ = [
     "find_plan",
     "pyhop",
     "plan_items",
+    "search_strategy",
     "run_lazy_lookahead",
     "validate_plan_from_goal",
     "m_split_multigoal",
@@ -35,14 +45,15 @@ def plan_items(
     node_limit: int | None = None,
     time_limit: float | None = None,
 ) -> list[Any] | bool:
-    """The plan for ``todo_list`` in ``domain``, or False; LimitReachedError past a limit."""
+    """The plan for ``todo_list`` in ``domain``, or False; LimitReachedError past a limit.
+
+    The search is the one :func:`search_strategy` names, with the live settings."""
     try:
-        result = seek_plan(
+        result = _search(
             py_domain_of(domain),
             state,
             list(todo_list),
             Budget(node_limit, time_limit, time.perf_counter),
-            verify_goals=RUNTIME.verify_goals,
         )
     except UnsolvableError:
         return False
@@ -52,6 +63,37 @@ def plan_items(
             raise cause from None  # the domain's own exception, as GTPyhop lets it through
         raise
     return list(result.actions)
+
+
+def search_strategy() -> str | None:
+    """The GTPyhop strategy whose own search ``find_plan`` runs now, or None for
+    plansmith's search: the chosen strategy (GTPyhop's default in exact mode) if
+    it is greedy or the mode is exact; with verbose 2 or 3, plansmith's search
+    printed as GTPyhop's ``recursive_dfs`` prints (the same plans)."""
+    chosen = RUNTIME.strategy if RUNTIME.strategy_chosen or RUNTIME.exact else None
+    if RUNTIME.exact or chosen in GREEDY_STRATEGIES:
+        return chosen or "iterative_greedy"
+    if RUNTIME.verbose >= 2:
+        return chosen or "recursive_dfs"
+    return None
+
+
+def _search(domain: Any, state: Any, todo: list[Any], budget: Budget) -> PySearchResult:
+    strategy = search_strategy()
+    if strategy is None:
+        return seek_plan(domain, state, todo, budget, verify_goals=RUNTIME.verify_goals)
+    # GTPyhop's search: its answers, and its lines at verbose 2 and 3; plansmith's
+    # plans unless GTPyhop's own answers are asked for (a greedy strategy, exact mode).
+    return seek_plan_gtpyhop(
+        domain,
+        state,
+        todo,
+        budget,
+        strategy=strategy,
+        verify_goals=RUNTIME.verify_goals,
+        plansmith_plans=not (RUNTIME.exact or strategy in GREEDY_STRATEGIES),
+        verbose=RUNTIME.verbose,
+    )
 
 
 def _items_text(todo_list: Any) -> str:

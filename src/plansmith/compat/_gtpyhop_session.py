@@ -2,9 +2,12 @@
 session persistence.
 
 A session plans in its own domain, verbosity, strategy and goal checking, and
-restores the global settings afterwards. ``timeout_ms`` and ``max_expansions``
-are enforced by the planner's budget (no signals, no threads: it works off the
-main thread); ``max_expansions`` is honoured, unlike in GTPyhop 2.0.2. As in
+restores the global settings afterwards. A session given a ``strategy`` (or
+``recursive``) runs it as GTPyhop does (see ``_gtpyhop_plan``); one given none
+backtracks (GTPyhop's default, iterative greedy, in exact mode). ``timeout_ms`` is
+enforced by the planner's budget (no signals, no threads: it works off the main
+thread), and so is ``max_expansions`` (GTPyhop 2.0.2 ignores it, with a warning:
+so does the exact mode, ``set_exact_gtpyhop``). As in
 GTPyhop, a session logs its operations to its structured logger
 (``result.logs``), tracks its memory with ``memory_tracking=True``, records a
 :class:`PlanTrace` with ``trace=True`` (see :mod:`._gtpyhop_trace`), and can be
@@ -21,6 +24,7 @@ import os
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,7 +133,7 @@ class PlannerSession:
         *,
         domain: Domain | None = None,
         verbose: int = 0,
-        recursive: bool = False,
+        recursive: bool | None = None,
         strategy: str | None = None,
         structured_logging: bool = True,
         auto_cleanup: bool = True,
@@ -146,6 +150,8 @@ class PlannerSession:
         self.memory_tracking = memory_tracking
         self.memory_sampling_interval = memory_sampling_interval
         self._strategy = strategy or ("recursive_dfs" if recursive else "iterative_greedy")
+        #: whether the caller chose it (else plansmith's default search runs)
+        self._strategy_chosen = strategy is not None or recursive is not None
         self._created_at = time.time()
         self._last_used = self._created_at
         self._lock = threading.RLock()
@@ -170,7 +176,7 @@ class PlannerSession:
                 f"Created session {self.session_id}",
                 domain=domain.__name__ if domain else None,
                 verbose=verbose,
-                recursive=recursive,
+                recursive=bool(recursive),
             )
 
     def __enter__(self) -> PlannerSession:
@@ -192,11 +198,13 @@ class PlannerSession:
     def isolated_execution(self, trace: bool = False, trace_state: bool = False) -> Iterator[Any]:
         """Use this session's settings inside the block; restore the global ones after."""
         saved = (RUNTIME.current_domain, RUNTIME.verbose, RUNTIME.strategy, RUNTIME.verify_goals)
+        chosen = RUNTIME.strategy_chosen
         try:
             if self.domain is not None:
                 RUNTIME.current_domain = self.domain
             RUNTIME.verbose = self.verbose
             set_recursive_planning(self._strategy)
+            RUNTIME.strategy_chosen = self._strategy_chosen
             if self.verify_goals is not None:
                 RUNTIME.verify_goals = bool(self.verify_goals)
             self._log_operation(
@@ -207,6 +215,7 @@ class PlannerSession:
             yield self
         finally:
             domain, RUNTIME.verbose, RUNTIME.strategy, RUNTIME.verify_goals = saved
+            RUNTIME.strategy_chosen = chosen
             if domain is not None:
                 RUNTIME.current_domain = domain
             self._log_operation("isolated_execution_end")
@@ -222,7 +231,20 @@ class PlannerSession:
         trace_state: bool = False,
     ) -> PlanResult:
         """Plan within this session; errors and timeouts are reported in the result.
-        With ``trace`` (or ``trace_state``), ``result.trace`` is a :class:`PlanTrace`."""
+        With ``trace`` (or ``trace_state``), ``result.trace`` is a :class:`PlanTrace`.
+        ``max_expansions`` bounds the decomposition steps; in exact mode it is
+        accepted and ignored, with GTPyhop 2.0.2's warning."""
+        node_limit = max_expansions
+        if max_expansions is not None and RUNTIME.exact:
+            node_limit = None
+            warnings.warn(
+                "find_plan(max_expansions=...) is accepted but NOT enforced: "
+                "the search is not bounded by it. Use timeout_ms for a "
+                "wall-clock bound. See the find_plan docstring for why the "
+                "parameter is retained.",
+                UserWarning,
+                stacklevel=2,
+            )
         with self._lock:
             self._last_used = time.time()
             start = time.perf_counter()
@@ -247,7 +269,7 @@ class PlannerSession:
                             domain,
                             state,
                             todo_list,
-                            node_limit=max_expansions,
+                            node_limit=node_limit,
                             time_limit=time_limit,
                         )
                     finally:
@@ -258,7 +280,7 @@ class PlannerSession:
                                 todo_list,
                                 verify_goals=verify,
                                 trace_state=trace_state,
-                                node_limit=max_expansions,
+                                node_limit=node_limit,
                                 time_limit=time_limit,
                             )
                 if plan is False:
@@ -406,7 +428,7 @@ class PlannerSession:
                 if data.get("domain_name")
                 else None,
                 verbose=data["verbose"],
-                recursive=data["recursive"],
+                recursive=data["recursive"] or None,
                 strategy=data.get("strategy"),
                 structured_logging=data.get("structured_logging", True),
                 auto_cleanup=data.get("auto_cleanup", True),

@@ -11,8 +11,11 @@ the module. Like GTPyhop, the stand-in is a package: under the alias,
 ``gtpyhop.test_harness``, ``gtpyhop.memory_tracking``, ``gtpyhop.logging_system``,
 ``gtpyhop.main`` and the installed GTPyhop's ``gtpyhop.examples`` import (see
 :mod:`plansmith.compat._gtpyhop_import`). What differs from GTPyhop is listed in
-docs/htn.md: every strategy backtracks, actions that leave the state unchanged
-stay in plans, and states are copied on write.
+docs/htn.md: until a strategy is chosen (``set_recursive_planning``, a session's
+``strategy``), plansmith backtracks, actions that leave the state unchanged stay
+in plans, and states are copied on write; ``set_exact_gtpyhop(True)`` (or
+``PLANSMITH_GTPYHOP_EXACT=1``) gives GTPyhop's answers, its default strategy
+included.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from plansmith.compat._gtpyhop_declare import (
     declare_unigoal_methods,
     find_domain_by_name,
     get_current_domain,
+    get_exact_gtpyhop,
     get_recursive_planning,
     get_verbose_level,
     get_verify_goals,
@@ -38,6 +42,7 @@ from plansmith.compat._gtpyhop_declare import (
     print_operators,
     reset_planning_strategy,
     set_current_domain,
+    set_exact_gtpyhop,
     set_recursive_planning,
     set_verbose_level,
     set_verify_goals,
@@ -133,6 +138,8 @@ __all__ = [
     "set_recursive_planning",
     "get_recursive_planning",
     "reset_planning_strategy",
+    "set_exact_gtpyhop",
+    "get_exact_gtpyhop",
     "PlannerSession",
     "PlanResult",
     "ExecutionResult",

@@ -4,8 +4,13 @@
 from plansmith.planning.htn._check import check_htn
 from plansmith.planning.htn._limits import Budget
 from plansmith.planning.htn._plan_htn import HTN_SETTINGS, plan_htn
+from plansmith.planning.htn._pyexact import (
+    GREEDY_STRATEGIES,
+    GTPYHOP_STRATEGIES,
+    seek_plan_gtpyhop,
+)
 from plansmith.planning.htn._pygoals import goals_not_achieved, is_multigoal, unigoal_satisfied
-from plansmith.planning.htn._pyplan import PY_SETTINGS, plan_python
+from plansmith.planning.htn._pyplan import PY_SETTINGS, PY_STRATEGIES, plan_python
 from plansmith.planning.htn._pyreplay import unchanged_steps, without_unchanged
 from plansmith.planning.htn._pysearch import PySearchResult, seek_plan
 from plansmith.planning.htn._pyseed import FIXED_HASH_SEED, process_hash_seed
@@ -19,10 +24,14 @@ __all__ = [
     # Python-function (GTPyhop-style) domains
     "Budget",
     "PY_SETTINGS",
+    "PY_STRATEGIES",
     "plan_python",
     "FIXED_HASH_SEED",
     "process_hash_seed",
     "seek_plan",
+    "seek_plan_gtpyhop",
+    "GTPYHOP_STRATEGIES",
+    "GREEDY_STRATEGIES",
     "PySearchResult",
     "unchanged_steps",
     "without_unchanged",

@@ -9,14 +9,20 @@ from plansmith.errors import Location, PlansmithError
 from plansmith.model import Plan, PyDomain, PyProblem, Step
 from plansmith.planning._options import PlanOptions
 from plansmith.planning.htn._limits import Budget
+from plansmith.planning.htn._pyexact import seek_plan_gtpyhop
 from plansmith.planning.htn._pyhash import py_domain_hash, py_problem_hash, step_arg
 from plansmith.planning.htn._pysearch import seek_plan
 from plansmith.planning.htn._pyseed import process_hash_seed
 
-__all__ = ["plan_python", "PY_SETTINGS"]
+__all__ = ["plan_python", "PY_SETTINGS", "PY_STRATEGIES"]
 
-#: The planner settings of every Python-domain plan; ``plan_python`` adds ``hash_seed``.
+#: The planner settings of a Python-domain plan with the default strategy;
+#: ``plan_python`` records its ``strategy`` and adds ``hash_seed``.
 PY_SETTINGS: tuple[tuple[str, str], ...] = (("kind", "htn"), ("strategy", "dfs"))
+
+#: ``dfs``: plansmith's depth-first search with backtracking (the default);
+#: ``greedy``: GTPyhop's iterative-greedy strategy, exactly (see ``_pyexact``).
+PY_STRATEGIES = ("dfs", "greedy")
 
 
 def plan_python(
@@ -26,6 +32,7 @@ def plan_python(
     *,
     clock: Callable[[], float] = time.perf_counter,
     verify_goals: bool = True,
+    strategy: str = "dfs",
 ) -> Plan:
     """Decompose ``problem.todo`` with the domain's functions; a totally ordered plan.
 
@@ -41,11 +48,32 @@ def plan_python(
     seed ``plansmith plan`` always uses), None otherwise. With None, a domain
     that iterates over sets may plan differently in another process (see
     :func:`process_hash_seed`).
+
+    ``strategy`` is recorded in the plan's ``planner`` settings. ``"dfs"`` (the
+    default) backtracks over methods and keeps actions that leave the state
+    unchanged. ``"greedy"`` is GTPyhop 2.0.2's default strategy, exactly: the
+    first applicable method of each task or goal is final, so it raises
+    UnsolvableError where GTPyhop returns False, and actions that leave the
+    state unchanged are left out of the plan, as GTPyhop leaves them out.
     """
+    if strategy not in PY_STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}: use one of {', '.join(PY_STRATEGIES)}")
     options = options or PlanOptions()
     budget = Budget(options.node_limit, options.time_limit, clock)
     try:
-        result = seek_plan(domain, problem.state, problem.todo, budget, verify_goals=verify_goals)
+        if strategy == "greedy":
+            result = seek_plan_gtpyhop(
+                domain,
+                problem.state,
+                problem.todo,
+                budget,
+                strategy="iterative_greedy",
+                verify_goals=verify_goals,
+            )
+        else:
+            result = seek_plan(
+                domain, problem.state, problem.todo, budget, verify_goals=verify_goals
+            )
     except PlansmithError as error:
         if error.location is None and problem.source is not None:
             error.location = Location(problem.source)
@@ -66,5 +94,5 @@ def plan_python(
         domain_hash=py_domain_hash(domain),
         problem_hash=py_problem_hash(problem),
         steps=tuple(steps),
-        settings=(*PY_SETTINGS, ("hash_seed", process_hash_seed())),
+        settings=(("kind", "htn"), ("strategy", strategy), ("hash_seed", process_hash_seed())),
     )

@@ -6,8 +6,11 @@ then unigoal). Methods are tried in declaration order; the first that applies
 is followed, and a choice point remembers the next one. When an action fails,
 the search returns to the latest choice point: this is GTPyhop's recursive
 strategy, run on an explicit stack (no recursion limit). Where GTPyhop's
-default iterative-greedy strategy finds a plan, this finds the same one.
+default iterative-greedy strategy finds a plan, this finds the same one (run
+that strategy itself, "no plan" included, with ``_pyexact``).
 
+An action that returns anything but a state, False or None (a dict, True) does
+not apply, as in GTPyhop; if no plan is found, the error's hint names the first.
 Unlike GTPyhop, an action that leaves the state unchanged stays in the plan
 (a read-only tool call is a real step), and states are copied on write (see
 ``_pystate``): a state is changed in place unless a choice point or the caller
@@ -95,6 +98,7 @@ def seek_plan(
     stack: list[_Choice] = []
     tick = budget.tick
     changed = False  # an action changed ``state`` since the methods last read it
+    malformed = ""  # the first action that returned neither a state nor False/None
     while True:
         if agenda is None:
             return PySearchResult(_unlink(plan), state, budget.nodes)
@@ -108,12 +112,9 @@ def seek_plan(
                 pinned = state is initial or (bool(stack) and stack[-1].state is state)
                 try:
                     out = ops.apply(state, pinned, action, item[1:])
-                except MalformedReturn as error:
-                    raise domain_error(
-                        action,
-                        f"action {function_name(action)} {error}",
-                        "an action returns the state it was given (changed), or False",
-                    ) from None
+                except MalformedReturn as error:  # as GTPyhop: the action does not apply
+                    malformed = malformed or f"action {function_name(action)} {error}"
+                    out = None
                 except Exception as error:
                     raise code_error(action, "action", error) from error
                 if out is not None:
@@ -168,7 +169,13 @@ def seek_plan(
                 raise UnsolvableError(
                     f"no decomposition of the to-do list works (after {budget.nodes} steps)",
                     hint="every method was tried; check the methods' conditions and the "
-                    "initial state",
+                    "initial state"
+                    + (
+                        f" (the {malformed}: as in GTPyhop, it did not apply; an action "
+                        "returns the state it was given, changed, or False)"
+                        if malformed
+                        else ""
+                    ),
                 )
             choice = stack.pop()
             tick()
