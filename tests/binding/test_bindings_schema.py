@@ -95,3 +95,16 @@ def test_what_the_reader_refuses_the_schema_refuses(text: str) -> None:
     with pytest.raises(BindingError):
         parse_bindings(text)
     assert errors("bindings", yaml.safe_load(text))
+
+
+def test_the_arguments_name_every_reference_form_and_a_fact_reference_validates() -> None:
+    arguments = schema("bindings")["$defs"]["binding"]["properties"]["arguments"]
+    for form in ("${p}", "${act(x).out}", "${fact(p(x)).out}", "${env.NAME}", "${run.id}"):
+        assert form in arguments["description"]
+    assert {"text": "${fact(note_read(n)).content}"} in arguments["examples"]
+    text = (
+        "bindings:\n  record_note:\n    server: memory\n    tool: create_entities\n"
+        '    arguments: {text: "${fact(note_read(n)).content}"}\n'
+    )
+    assert parse_bindings(text).bindings[0].arguments == {"text": "${fact(note_read(n)).content}"}
+    assert errors("bindings", yaml.safe_load(text)) == []

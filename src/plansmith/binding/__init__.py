@@ -2,6 +2,11 @@
 
 from plansmith.binding._bind import PLACEHOLDER, StepKey, bind, merge_across_steps, step_key
 from plansmith.binding._extract import check_jsonpath, extract, reads_json, simple_path, singular
+from plansmith.binding._fact import (
+    FactOutputMissingError,
+    FactProducerMissingError,
+    FactReferenceError,
+)
 from plansmith.binding._model import (
     Binding,
     Bindings,
@@ -14,12 +19,14 @@ from plansmith.binding._model import (
 from plansmith.binding._read import load_bindings, parse_bindings
 from plansmith.binding._refs import (
     EnvRef,
+    FactRef,
     OutputRef,
     ParamRef,
     Ref,
     RunRef,
     find_refs,
     parse_ref,
+    ref_text,
     template_at,
 )
 from plansmith.binding._render import as_text, render
@@ -40,16 +47,21 @@ __all__ = [
     # references
     "ParamRef",
     "OutputRef",
+    "FactRef",
     "EnvRef",
     "RunRef",
     "Ref",
     "parse_ref",
+    "ref_text",
     "find_refs",
     "template_at",
     "render",
     "as_text",
     # binding and extraction
     "bind",
+    "FactReferenceError",
+    "FactProducerMissingError",
+    "FactOutputMissingError",
     "merge_across_steps",
     "step_key",
     "StepKey",

@@ -7,11 +7,17 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 from plansmith.binding._extract import check_jsonpath
+from plansmith.binding._fact import (
+    FactOutputMissingError,
+    FactProducerMissingError,
+    FactProducers,
+)
 from plansmith.binding._located import here, here_argument
 from plansmith.binding._model import Binding, Bindings, BoundPlan, BoundStep, ToolCatalog
 from plansmith.binding._refs import (
     KEY_HINT,
     EnvRef,
+    FactRef,
     OutputRef,
     ParamRef,
     find_refs_at,
@@ -50,7 +56,9 @@ def bind(
     """Bind every step of ``plan`` to its tool; raise one ``BindingError`` with every problem.
 
     ``available`` names steps outside ``plan`` (from earlier in the run) whose
-    outputs references may use: ``step_key(step) -> step id``. A parameter
+    outputs references may use: ``step_key(step) -> step id``, in the order they ran
+    (a ``${fact(p(x)).out}`` reads the last step before its own, in ``plan`` or else
+    among these, that makes ``p(x)`` true: see ``_fact``). A parameter
     referenced as the whole argument string keeps its JSON type (a number stays a
     number); inside a longer string it is rendered as text. ``configured`` names every
     server of the servers file (the catalog holds those started), for the hint of an
@@ -63,6 +71,9 @@ def bind(
     producers_by_key: dict[StepKey, str] = dict(available or {})
     for s in plan.steps:
         producers_by_key.setdefault(step_key(s), s.id)
+    facts = FactProducers(
+        domain, (available or {}).items(), ((step_key(s), s.id) for s in plan.steps)
+    )
     problems: list[PlansmithError] = []
     bound: list[BoundStep] = []
     references: dict[tuple[str, str], Location] = {}  # (step, producer) -> where named
@@ -86,6 +97,7 @@ def bind(
             catalog=catalog,
             env=env,
             producers_by_key=producers_by_key,
+            facts=facts,
             plan=plan,
             problems=problems,
             references=references,
@@ -168,7 +180,13 @@ def _check_actions(bindings: Bindings, domain: Domain, problems: list[PlansmithE
             )
 
 
-_REF_FORMS = "${param}, ${action(args).output}, ${env.NAME}, ${run.id} or ${run.dir}"
+_REF_FORMS = (
+    "${param}, ${action(args).output}, ${env.NAME}, ${run.id}, ${run.dir}"
+    " or ${fact(predicate(args)).output}"
+)
+_FACT_FORM_HINT = (
+    "; a reference to a fact writes the atom with its parentheses: ${fact(predicate(args)).output}"
+)
 
 
 def _not_a_ref_hint(inner: str) -> str:
@@ -192,6 +210,7 @@ def _bind_step(
     catalog: ToolCatalog,
     env: Mapping[str, str],
     producers_by_key: Mapping[StepKey, str],
+    facts: FactProducers,
     plan: Plan,
     problems: list[PlansmithError],
     references: dict[tuple[str, str], Location],
@@ -249,12 +268,27 @@ def _bind_step(
             elif producer is None:
                 wrong = (
                     f"${{{inner}}}: no step {ref.action}({', '.join(args)}) in the plan",
-                    "a reference must name another step of the same plan",
+                    "a reference must name another step of the same plan"
+                    + (_FACT_FORM_HINT if ref.action == "fact" else ""),
                 )
             else:
                 producers[inner] = producer
                 references.setdefault((step.id, producer), where)
                 _check_output_name(inner, ref, bindings, where, problems)
+        elif isinstance(ref, FactRef):
+            found = _bind_fact(
+                inner,
+                ref,
+                step,
+                params=params,
+                bindings=bindings,
+                facts=facts,
+                where=where,
+                problems=problems,
+            )
+            if found is not None:
+                producers[inner] = found
+                references.setdefault((step.id, found), where)
         if wrong is not None:
             problems.append(BindingError(wrong[0], location=where, hint=wrong[1]))
     for pointer, key in keys_with_refs(binding.arguments):
@@ -330,6 +364,65 @@ def _check_output_name(
                 hint="its outputs are: " + (", ".join(outputs) or "none"),
             )
         )
+
+
+def _bind_fact(
+    inner: str,
+    ref: FactRef,
+    step: Step,
+    *,
+    params: Mapping[str, StepArg],
+    bindings: Bindings,
+    facts: FactProducers,
+    where: Location,
+    problems: list[PlansmithError],
+) -> str | None:
+    """The step whose output ``${fact(...)}`` reads (the last one before ``step`` that
+    makes the fact true), or None and a problem: no such step, or its binding does not
+    declare the output (a problem naming both steps, at the reference)."""
+    args = tuple(as_text(params[a]) if a in params else a for a in ref.args)
+    fact = ref.fact(args)
+    consumer = f"{step.action}({', '.join(as_text(a) for a in step.args)})"
+    producer = facts.latest((ref.predicate, args), step.id)
+    if producer is None:
+        problems.append(
+            FactProducerMissingError(
+                f"${{{inner}}}: no step before step {step.id} {consumer} makes {fact} true",
+                location=where,
+                hint="a reference to a fact reads the output of the last step before this"
+                f" one whose action's effect adds {fact} (in the plan, or earlier in the run);"
+                " check the predicate and its arguments",
+                consumer=step.id,
+                consumer_action=consumer,
+                fact=fact,
+                output=ref.output,
+            )
+        )
+        return None
+    binding = bindings.get(producer.action)
+    if binding is None:
+        return producer.id  # that action has no binding: said once, where its steps are bound
+    outputs = binding.output_names()
+    if ref.output not in outputs:
+        at = binding.where("outputs") or binding.loc
+        problems.append(
+            FactOutputMissingError(
+                f"${{{inner}}}: step {step.id} {consumer} reads the output {ref.output!r} of"
+                f" step {producer.id} {producer.shown}, which makes {fact} true, but the"
+                f" binding of {producer.action!r} has no output {ref.output!r}",
+                location=where,
+                hint=f"its outputs are: {', '.join(outputs) or 'none'}; every action that"
+                f" can make {fact} true needs the output {ref.output!r}"
+                + (f" (the binding of {producer.action!r} is at {at})" if at else ""),
+                consumer=step.id,
+                consumer_action=consumer,
+                fact=fact,
+                output=ref.output,
+                producer=producer.id,
+                producer_action=producer.shown,
+            )
+        )
+    return producer.id
 
 
 def _check_output_paths(plan: Plan, bindings: Bindings, problems: list[PlansmithError]) -> None:

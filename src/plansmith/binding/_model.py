@@ -131,13 +131,15 @@ class BoundStep:
     """A plan step with its tool, argument template, producers, extractors and policy.
 
     ``params`` maps the action's parameter names to the step's arguments;
-    ``producers`` maps each output reference's text (``act(x).out``) to the id of
-    the step that produces it; ``after`` is the plan's dependencies plus the data
-    edges the references add. ``type_checks`` are the JSON types the tool's
-    inputSchema declares for the arguments that are one output reference, to check
-    with ``type_mismatch`` once they are rendered (worked out from the catalog by
-    ``bind``; not part of what the step is, so not compared). ``defaults`` are its
-    binding's optional outputs with their values (``Binding.defaults``).
+    ``producers`` maps each output reference's text as written (``act(x).out``, or
+    ``fact(p(x)).out``) to the id of the step that produces it (for a reference to a
+    fact, the last step before this one that makes it true); ``after`` is the plan's
+    dependencies plus the data edges the references add. ``type_checks`` are the JSON
+    types the tool's inputSchema declares for the arguments that are one output
+    reference, to check with ``type_mismatch`` once they are rendered (worked out from
+    the catalog by ``bind``; not part of what the step is, so not compared).
+    ``defaults`` are its binding's optional outputs with their values
+    (``Binding.defaults``).
     """
 
     step: Step

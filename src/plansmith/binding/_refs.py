@@ -15,10 +15,12 @@ from plansmith.model import JSONValue
 __all__ = [
     "ParamRef",
     "OutputRef",
+    "FactRef",
     "EnvRef",
     "RunRef",
     "Ref",
     "parse_ref",
+    "ref_text",
     "find_refs",
     "holds_reference",
     "env_refs",
@@ -38,6 +40,9 @@ KEY_HINT = (
 )
 _NAME = r"[A-Za-z_][A-Za-z0-9_\-]*"
 _OUTPUT_RE = re.compile(rf"^\s*({_NAME})\s*\(([^)]*)\)\s*\.\s*({_NAME})\s*$")
+#: ``fact(pred(x, y)).out``: checked before ``_OUTPUT_RE`` (which it never matches: the
+#: fact's own parentheses stop ``_OUTPUT_RE``'s argument list before the ``.``)
+_FACT_RE = re.compile(rf"^\s*fact\s*\(\s*({_NAME})\s*\(([^()]*)\)\s*\)\s*\.\s*({_NAME})\s*$")
 _PARAM_RE = re.compile(rf"^\s*({_NAME})\s*$")
 _ENV_RE = re.compile(r"^\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*$")
 _RUN_RE = re.compile(r"^\s*run\.(id|dir)\s*$")
@@ -60,6 +65,21 @@ class OutputRef:
 
 
 @dataclass(frozen=True, slots=True)
+class FactRef:
+    """``${fact(pred(x, y)).out}``: output ``out`` of the step that last made the ground
+    atom ``pred(x, y)`` true before the step that reads it (an add effect of its action),
+    whichever action that is."""
+
+    predicate: str
+    args: tuple[str, ...]
+    output: str
+
+    def fact(self, args: tuple[str, ...] | None = None) -> str:
+        """The atom as written (``note_read(n)``), or with ``args`` in its place."""
+        return f"{self.predicate}({', '.join(self.args if args is None else args)})"
+
+
+@dataclass(frozen=True, slots=True)
 class EnvRef:
     """``${env.NAME}``: an environment variable."""
 
@@ -73,7 +93,7 @@ class RunRef:
     field: str
 
 
-Ref = ParamRef | OutputRef | EnvRef | RunRef
+Ref = ParamRef | OutputRef | FactRef | EnvRef | RunRef
 
 
 def parse_ref(inner: str) -> Ref | None:
@@ -82,12 +102,26 @@ def parse_ref(inner: str) -> Ref | None:
         return EnvRef(m.group(1))
     if m := _RUN_RE.match(inner):
         return RunRef(m.group(1))
+    if m := _FACT_RE.match(inner):
+        return FactRef(m.group(1), _args(m.group(2)), m.group(3))
     if m := _OUTPUT_RE.match(inner):
-        args = tuple(a.strip() for a in m.group(2).split(",") if a.strip())
-        return OutputRef(m.group(1), args, m.group(3))
+        return OutputRef(m.group(1), _args(m.group(2)), m.group(3))
     if m := _PARAM_RE.match(inner):
         return ParamRef(m.group(1))
     return None
+
+
+def _args(text: str) -> tuple[str, ...]:
+    return tuple(a.strip() for a in text.split(",") if a.strip())
+
+
+def ref_text(ref: OutputRef | FactRef) -> str:
+    """A reference to another step's output as ``bind`` keys it in
+    ``BoundStep.producers`` when written without spaces: ``act(x,y).out``,
+    ``fact(pred(x,y)).out``."""
+    if isinstance(ref, FactRef):
+        return f"fact({ref.predicate}({','.join(ref.args)})).{ref.output}"
+    return f"{ref.action}({','.join(ref.args)}).{ref.output}"
 
 
 def _inners(text: str) -> Iterator[str]:

@@ -50,6 +50,7 @@ def _parsed(inner: str) -> Ref:
     if ref is None:
         raise BindingError(
             f"not a reference: ${{{inner}}}",
-            hint="use ${param}, ${action(args).output}, ${env.NAME}, ${run.id} or ${run.dir}",
+            hint="use ${param}, ${action(args).output}, ${env.NAME}, ${run.id}, ${run.dir}"
+            " or ${fact(predicate(args)).output}",
         )
     return ref

@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from plansmith.binding._refs import REF_RE, OutputRef, parse_ref
+from plansmith.binding._refs import REF_RE, FactRef, OutputRef, parse_ref
 from plansmith.model import JSONValue
 
 __all__ = ["TypeCheck", "type_checks", "type_mismatch"]
@@ -98,7 +98,7 @@ def _whole_output_refs(
     """Where ``template`` holds a string that is one output reference, and the reference."""
     if isinstance(template, str):
         whole = REF_RE.fullmatch(template)
-        if whole is not None and isinstance(parse_ref(whole.group(1)), OutputRef):
+        if whole is not None and isinstance(parse_ref(whole.group(1)), OutputRef | FactRef):
             return [(keys, template)]
         return []
     found: list[tuple[tuple[str | int, ...], str]] = []

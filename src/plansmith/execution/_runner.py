@@ -33,12 +33,14 @@ from plansmith.binding import (
     BoundPlan,
     BoundStep,
     EnvRef,
+    FactRef,
     OutputRef,
     ParamRef,
     Ref,
     RunRef,
     extract,
     reads_json,
+    ref_text,
     render,
     simple_path,
     type_mismatch,
@@ -460,9 +462,12 @@ class Runner:
                 return value
             if isinstance(ref, RunRef):
                 return self.state.run_id if ref.field == "id" else self.run_dir
-            assert isinstance(ref, OutputRef)
+            assert isinstance(ref, OutputRef | FactRef)
             producers = dict(bound.producers)
-            inner = f"{ref.action}({', '.join(ref.args)}).{ref.output}"
+            if isinstance(ref, OutputRef):
+                inner = f"{ref.action}({', '.join(ref.args)}).{ref.output}"
+            else:
+                inner = f"fact({ref.fact()}).{ref.output}"
             producer = producers.get(inner) or _match(producers, ref)
             outputs = self.emitter.unpack(self.state.outputs.get(producer or "", None))
             if not isinstance(outputs, dict) or ref.output not in outputs:
@@ -823,8 +828,10 @@ def _holds_reference(value: JSONish) -> bool:
     return False
 
 
-def _match(producers: Mapping[str, str], ref: OutputRef) -> str | None:
+def _match(producers: Mapping[str, str], ref: OutputRef | FactRef) -> str | None:
+    """The producer of ``ref`` however its reference was spaced where it is written."""
+    wanted = ref_text(ref)
     for inner, producer in producers.items():
-        if inner.replace(" ", "") == f"{ref.action}({','.join(ref.args)}).{ref.output}":
+        if "".join(inner.split()) == wanted:
             return producer
     return None

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from plansmith.binding import EnvRef, OutputRef, Ref, find_refs, template_at
+from plansmith.binding import EnvRef, FactRef, OutputRef, Ref, find_refs, template_at
 from plansmith.errors import ToolCallError
 from plansmith.execution._invoker import ErrorClass
 from plansmith.model import JSONValue
@@ -119,7 +119,7 @@ def unset_env_error(step: str, name: str) -> ToolCallError:
 
 
 def _describe(told: str, ref: Ref) -> str:
-    if isinstance(ref, OutputRef):
+    if isinstance(ref, OutputRef | FactRef):
         return f"{told} (an output of an upstream step)"
     return told
 
