@@ -83,3 +83,13 @@ def test_an_alternative_without_the_output_fails_naming_both_steps(tmp_path: Pat
     flat = " ".join(out.split())  # as the terminal's width wrapped it
     assert "but the binding of 'summarise_alt' has no output 'done'" in flat
     assert f"{bindings}:17:20" in flat
+
+
+def test_the_live_view_shows_the_replans_binding_problems(tmp_path: Path) -> None:
+    inputs = eh.write_inputs(tmp_path, n=2, bindings=ALT_WITHOUT_DONE)
+    code, _, err = invoke("run", *files(inputs), "--yes", "--home", str(tmp_path / "home"))
+    assert code == 5, err
+    flat = " ".join(err.split())  # as the terminal's width wrapped it
+    assert "replanning failed: 2 binding problem(s)" in flat
+    assert "but the binding of 'summarise_alt' has no output 'done'" in flat
+    assert f"{tmp_path / 'bindings.yaml'}:17:20" in flat

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from plansmith.cli._printable import printable
+from plansmith.cli._printable import LINE, printable
 
 if TYPE_CHECKING:
     from plansmith.execution import RunView, StepView
@@ -35,10 +35,16 @@ def make_console(*, stderr: bool = False) -> Console:
     return Console(stderr=stderr, soft_wrap=True, width=_UNWRAPPED, highlight=False, emoji=False)
 
 
-def shown(text: str, run_id: str) -> str:
-    """A tool's or a server's ``text`` (a message, a reason) on one line of the view: where
-    the whole text is, when it is shortened."""
-    return printable(text, whole=f"plansmith show {run_id} --json")
+def shown(text: str, run_id: str, *, lines: int = 1) -> str:
+    """A tool's or a server's ``text`` (a message, a reason) on ``lines`` lines of the
+    view: where the whole text is, when it is shortened."""
+    most = LINE if lines == 1 else _REASON
+    return printable(text, most, lines=lines, whole=f"plansmith show {run_id} --json")
+
+
+#: how much of a failed run's reason its last lines show (a replan's binding problems,
+#: each with its place and hint, are what the person must fix)
+_REASON, _REASON_LINES = 1500, 40
 
 
 _UNWRAPPED = 100_000  # columns: a table narrower than this is not wrapped
@@ -137,7 +143,9 @@ class LiveView:
                 self.started = False
             state = view.finished or event.state
             color = "green" if state == "succeeded" else "red"
-            reason = f": {shown(view.reason, view.run_id)}" if view.reason else ""
+            reason = (
+                f": {shown(view.reason, view.run_id, lines=_REASON_LINES)}" if view.reason else ""
+            )
             say(Text.assemble((f"run {state}", color), reason))
             if state != "succeeded":
                 say(Text(f"what ran: plansmith show {view.run_id}"))
