@@ -61,7 +61,6 @@ SECTION_CASES = [
         "durative actions",
         "(:durative-action m :parameters () :duration (= ?duration 1) :condition () :effect ())",
     ),
-    ("derived predicates", "(:derived (p ?x) (q ?x))"),
     ("constraints", "(:constraints (always (p a)))"),
     ("constant 'c' of an 'either' type", "(:types thing) (:constants c - (either item thing))"),
     ("functions of type 'item'", "(:functions (owner) - item)"),
@@ -77,6 +76,17 @@ def test_unsupported_domain_construct_is_refused_with_its_line(feature: str, sec
     assert feature in info.value.message
     assert info.value.location is not None
     assert (info.value.location.file, info.value.location.line) == ("d.pddl", 3)
+
+
+def test_derived_predicates_are_no_longer_refused() -> None:
+    text = (
+        "(define (domain d)\n  (:types item)\n  (:predicates (p ?x - item) (q ?x - item))\n"
+        "  (:derived (p ?x) (q ?x)))"
+    )
+    (axiom,) = parse_pddl_domain(text, "d.pddl").axioms
+    assert (axiom.name, [p.type for p in axiom.parameters]) == ("p", ["item"])
+    assert axiom.loc is not None
+    assert axiom.loc.line == 4
 
 
 PROBLEM_CASES = [

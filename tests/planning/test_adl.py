@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from plansmith.errors import UnsupportedFeatureError
+from plansmith.errors import DomainError
 from plansmith.formats._pddl import parse_pddl_domain, parse_pddl_problem
 from plansmith.model import Problem
 from plansmith.planning import PlanOptions, build_plan, check_plan, solve
@@ -164,12 +164,12 @@ def test_a_disjunctive_precondition_splits_the_action_but_not_its_name() -> None
     assert check_plan(build_plan(task, result.actions, ()), task) == []
 
 
-def test_derived_predicates_are_still_named_with_their_location() -> None:
+def test_a_derived_predicate_must_be_declared_with_its_location() -> None:
     domain = LAMPS.replace(
         "(:action go", "(:derived (lit ?r - room) (exists (?l - lamp) (on ?l)))\n  (:action go"
     )
-    with pytest.raises(UnsupportedFeatureError) as info:
+    with pytest.raises(DomainError) as info:
         parse_pddl_domain(domain, "d.pddl")
-    assert "derived predicates" in info.value.message
+    assert "unknown predicate 'lit'" in info.value.message
     assert info.value.location is not None
     assert info.value.location.line == 10

@@ -208,7 +208,7 @@ def _effect(node: Node, scope: Scope, into: _Into) -> None:
                 hint="write one '(not (pred ...))' per deleted atom inside '(and ...)'",
             )
         _no_equality(inner)
-        into.literal(Literal(parse_atom(inner, scope), False, lst.loc))
+        into.literal(Literal(_effect_atom(inner, scope), False, lst.loc))
     elif word == "increase":
         if into.loc is not None:
             raise unsupported("cost increases inside 'when' or 'forall'", ":numeric-fluents", lst)
@@ -223,7 +223,19 @@ def _effect(node: Node, scope: Scope, into: _Into) -> None:
         )
     else:
         _no_equality(lst)
-        into.literal(Literal(parse_atom(lst, scope), True, lst.loc))
+        into.literal(Literal(_effect_atom(lst, scope), True, lst.loc))
+
+
+def _effect_atom(node: SList, scope: Scope) -> Atom:
+    atom = parse_atom(node, scope)
+    if atom.predicate in scope.derived:
+        raise DomainError(
+            f"derived predicate '{atom.predicate}' cannot appear in an effect{scope.where}",
+            location=node.loc,
+            hint="its value follows from its '(:derived ...)' rules in every state; change "
+            "the atoms its rules use instead",
+        )
+    return atom
 
 
 def _no_equality(node: SList) -> None:

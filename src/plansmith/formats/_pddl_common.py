@@ -34,7 +34,10 @@ __all__ = [
     "unsupported",
 ]
 
-SUPPORTED = ":strips, :typing, :negative-preconditions, :equality and :action-costs"
+SUPPORTED = (
+    ":strips, :typing, :negative-preconditions, :equality, :action-costs, :adl "
+    "(quantifiers, disjunctions, conditional effects) and :derived-predicates"
+)
 
 KNOWN_REQUIREMENTS = frozenset(
     {

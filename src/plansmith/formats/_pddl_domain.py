@@ -1,8 +1,13 @@
 """Read a PDDL domain into a :class:`~plansmith.model.Domain`.
 
 Supported: STRIPS, ``:typing`` (a type hierarchy rooted at ``object``, typed
-constants, predicates and parameters), negative preconditions, equality and
-``:action-costs``. The reader is tolerant where the input is unambiguous:
+constants, predicates and parameters), negative preconditions, equality,
+``:action-costs``, ADL (quantifiers, disjunctions, conditional effects,
+``either`` types) and ``:derived-predicates``: ``(:derived (p ?x ...) CONDITION)``
+with ``p`` declared in ``(:predicates ...)``, the condition read like a
+precondition; the rules must be stratifiable (no derived predicate depends on
+its own negation), and a derived predicate may not appear in an effect or in a
+problem's init. The reader is tolerant where the input is unambiguous:
 keywords and names are case-insensitive (all lower-cased), sections may come
 in any order or be repeated (their contents are merged), types may be used
 without declaring ``:typing``, a parent type used without its own declaration
@@ -11,9 +16,8 @@ without declaring it in ``(:functions ...)``.
 
 Requirement flags: every PDDL flag is accepted when declared (see
 :mod:`plansmith.formats._pddl_common`); only the *use* of an unsupported
-feature (``when``, ``forall``, ``exists``, ``or``, ``imply``, numeric fluents
-other than action costs, durative actions, derived predicates, ``either``
-types, ...) raises :class:`~plansmith.errors.UnsupportedFeatureError`.
+feature (numeric fluents other than action costs, durative actions, ...) raises
+:class:`~plansmith.errors.UnsupportedFeatureError`.
 
 Costs: when no action of the domain increases ``(total-cost)``, every action
 costs 1 (PDDL without costs counts steps). When some do, an action without an
@@ -29,6 +33,7 @@ from plansmith.errors import DomainError, ParseError
 from plansmith.formats._pddl_action import TOTAL_COST, parse_action
 from plansmith.formats._pddl_common import (
     check_type,
+    did_you_mean,
     expect_list,
     expect_name,
     group_sections,
@@ -38,21 +43,36 @@ from plansmith.formats._pddl_common import (
     unsupported,
 )
 from plansmith.formats._pddl_lexer import Node, SList, Sym, read_sexpr
-from plansmith.formats._pddl_logic import RESERVED, Scope
+from plansmith.formats._pddl_logic import RESERVED, Scope, parse_goal
 from plansmith.formats._pddl_types import (
     ancestor_table,
     declare_names,
     parse_types,
     with_eithers,
 )
-from plansmith.model import ActionSchema, Domain, Predicate, TypedName
+from plansmith.model import (
+    ROOT_TYPE,
+    ActionSchema,
+    Axiom,
+    Domain,
+    Predicate,
+    TypedName,
+    axiom_strata,
+)
 
 __all__ = ["parse_pddl_domain"]
 
-_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions", ":action")
+_SECTIONS = (
+    ":requirements",
+    ":types",
+    ":constants",
+    ":predicates",
+    ":functions",
+    ":action",
+    ":derived",
+)
 _REFUSED = {
     ":durative-action": ("durative actions", ":durative-actions"),
-    ":derived": ("derived predicates", ":derived-predicates"),
     ":constraints": ("constraints", ":constraints"),
     ":process": ("processes (PDDL+)", ":time"),
     ":event": ("events (PDDL+)", ":time"),
@@ -85,6 +105,9 @@ def parse_pddl_domain(text: str, file: str | None = None) -> Domain:
         objects={c.name: c.type for c in constants},
         object_kind="constant",
     )
+    axioms = [_axiom(section, scope) for section in by_key[":derived"]]
+    axiom_strata(axioms)  # refuses rules that are not stratifiable, at one of them
+    scope.derived = frozenset(a.name for a in axioms)
     actions: list[ActionSchema] = []
     costed: list[bool] = []
     seen: dict[str, ActionSchema] = {}
@@ -110,7 +133,71 @@ def parse_pddl_domain(text: str, file: str | None = None) -> Domain:
         actions=tuple(actions),
         requirements=tuple(requirements),
         source=file,
+        axioms=tuple(axioms),
     )
+
+
+def _axiom(section: SList, scope: Scope) -> Axiom:
+    """``(:derived (p ?x ?y - t) CONDITION)``: untyped variables take the types the
+    predicate declares."""
+    hint = "write '(:derived (pred ?x ...) CONDITION)'"
+    if len(section.items) != 3:
+        raise ParseError(
+            f"'(:derived' takes a head and a condition, got {len(section.items) - 1} part(s)",
+            location=section.loc,
+            hint=hint,
+        )
+    head = expect_list(section.items[1], "the derived atom '(pred ?x ...)'")
+    if not head.items:
+        raise ParseError("empty derived atom '()'", location=head.loc, hint=hint)
+    name = expect_name(head.items[0], "a predicate name")
+    decl = scope.predicates.get(name.text)
+    if decl is None:
+        raise DomainError(
+            f"unknown predicate '{name.text}' in '(:derived'",
+            location=name.loc,
+            hint=did_you_mean(
+                name.text, scope.predicates, "declare it in (:predicates ...) as well"
+            ),
+        )
+    params: list[TypedName] = []
+    for sym, typ, tloc in parse_typed_list(head.items[1:], "a variable", variable=True):
+        check_type(typ, scope.ancestors, tloc, DomainError)
+        params.append(TypedName(sym.text, typ, sym.loc))
+    if len(params) != decl.arity:
+        raise DomainError(
+            f"derived predicate '{name.text}' takes {decl.arity} argument(s), got {len(params)}",
+            location=head.loc,
+            hint=f"it is declared at {decl.loc}" if decl.loc else hint,
+        )
+    if len({p.name for p in params}) != len(params):
+        raise DomainError(
+            f"a variable is repeated in the head of derived predicate '{name.text}'",
+            location=head.loc,
+            hint="give each argument its own variable (use '=' in the condition instead)",
+        )
+    params = [
+        replace(p, type=d.type) if p.type == ROOT_TYPE else _checked_param(p, d, scope, name.text)
+        for p, d in zip(params, decl.parameters, strict=True)
+    ]
+    inner = replace(
+        scope,
+        variables={p.name: p.type for p in params},
+        where=f" in derived predicate '{name.text}'",
+    )
+    pre, formulas = parse_goal(section.items[2], inner)
+    return Axiom(name.text, tuple(params), tuple(pre), tuple(formulas), section.loc)
+
+
+def _checked_param(param: TypedName, declared: TypedName, scope: Scope, name: str) -> TypedName:
+    if not scope.compatible(param.type, declared.type, variable=False):
+        raise DomainError(
+            f"variable '{param.name}' of derived predicate '{name}' is a '{param.type}', "
+            f"but the predicate expects '{declared.type}'",
+            location=param.loc,
+            hint=f"write '{param.name} - {declared.type}' or leave the type out",
+        )
+    return param
 
 
 def _contents(sections: list[SList]) -> list[Node]:

@@ -67,6 +67,7 @@ class Scope:
     object_kind: str
     variables: dict[str, str] = field(default_factory=dict)
     where: str = ""
+    derived: frozenset[str] = frozenset()  # derived predicates: no effects, no init facts
 
     def compatible(self, actual: str, declared: str, *, variable: bool) -> bool:
         if declared in self.ancestors.get(actual, (actual,)):
@@ -90,11 +91,12 @@ def resolve_term(sym: Node, scope: Scope) -> tuple[str, str, bool]:
     if text.startswith("?"):
         expect_name(sym, "a variable", variable=True)
         if text not in scope.variables:
-            fallback = (
-                "declare it in the action's :parameters"
-                if scope.object_kind == "constant"
-                else "variables are only allowed inside actions; write an object name"
-            )
+            if scope.where.startswith(" in derived"):
+                fallback = "put it in the derived atom, or bind it with 'exists' or 'forall'"
+            elif scope.object_kind == "constant":
+                fallback = "declare it in the action's :parameters"
+            else:
+                fallback = "variables are only allowed inside actions; write an object name"
             raise scope.error(
                 f"undeclared variable '{text}'{scope.where}",
                 location=sym.loc,

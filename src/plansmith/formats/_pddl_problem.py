@@ -68,7 +68,7 @@ def parse_pddl_problem(text: str, domain: Domain, file: str | None = None) -> Pr
         object_kind="object",
     )
     init_items = [n for s in by_key[":init"] for n in s.items[1:]]
-    init, values = _init(init_items, replace(scope, where=" in the init"))
+    init, values = _init(init_items, replace(scope, where=" in the init", derived=domain.derived))
     goal, goal_formula = parse_goal(
         _goal(by_key[":goal"], root), replace(scope, where=" in the goal")
     )
@@ -128,7 +128,15 @@ def _init(items: Sequence[Node], scope: Scope) -> tuple[set[Atom], dict[Atom, Nu
         elif word == "at" and _timed(fact):
             raise unsupported("timed initial literals ('at')", ":timed-initial-literals", fact)
         else:
-            facts.add(parse_atom(fact, scope))
+            atom = parse_atom(fact, scope)
+            if atom.predicate in scope.derived:
+                raise ProblemError(
+                    f"derived predicate '{atom.predicate}' cannot appear in the init",
+                    location=fact.loc,
+                    hint="its value follows from the domain's '(:derived ...)' rules; "
+                    "give the atoms its rules use instead",
+                )
+            facts.add(atom)
     for atom, where in negated.items():
         if atom in facts:
             raise ProblemError(

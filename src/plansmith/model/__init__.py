@@ -4,6 +4,7 @@ for run ids."""
 from plansmith.model._canonical import JSONValue, canonical_json, canonical_value, content_hash
 from plansmith.model._domain import (
     ActionSchema,
+    Axiom,
     ConditionalEffect,
     Domain,
     Method,
@@ -15,6 +16,7 @@ from plansmith.model._domain import (
     TaskCall,
     TaskSchema,
     Tier,
+    axiom_strata,
 )
 from plansmith.model._ground import GroundAction, State
 from plansmith.model._logic import (
@@ -60,6 +62,8 @@ __all__ = [
     "Predicate",
     "ActionSchema",
     "ConditionalEffect",
+    "Axiom",
+    "axiom_strata",
     "Formula",
     "GoalPart",
     "TaskCall",

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol, TypeVar
 
-from plansmith.errors import Location
+from plansmith.errors import Location, UnsupportedFeatureError
 from plansmith.model._logic import (
     OMIT_DEFAULT,
     Atom,
@@ -25,6 +25,8 @@ __all__ = [
     "Predicate",
     "ActionSchema",
     "ConditionalEffect",
+    "Axiom",
+    "axiom_strata",
     "TaskCall",
     "Ordered",
     "Parallel",
@@ -111,6 +113,64 @@ class ActionSchema(_Parameterised):
 
 
 @dataclass(frozen=True, slots=True)
+class Axiom(_Parameterised):
+    """A rule of a derived predicate (PDDL ``(:derived (name ?x ...) condition)``).
+
+    In every state, ``name(args)`` holds iff the condition holds for some rule of
+    ``name`` with its parameters bound to ``args`` (the least fixpoint, stratum by
+    stratum: see :func:`axiom_strata`). ``precondition`` holds the literal
+    conjuncts of the condition, ``formula`` the others (as in an action)."""
+
+    name: str
+    parameters: tuple[TypedName, ...] = ()
+    precondition: tuple[Condition, ...] = ()
+    formula: tuple[Formula, ...] = ()
+    loc: Location | None = field(default=None, compare=False, hash=False, repr=False)
+
+
+def _literals(parts: Iterable[GoalPart]) -> Iterable[Literal]:
+    for part in parts:
+        if isinstance(part, Literal):
+            yield part
+        elif isinstance(part, Formula):
+            yield from _literals(part.parts)
+
+
+def axiom_strata(axioms: Iterable[Axiom]) -> dict[str, int]:
+    """The stratum of each derived predicate: at least that of every derived predicate
+    its rules use, and above that of every one they use negated (conditions are in
+    negation normal form). Raises UnsupportedFeatureError, located at a rule, when a
+    derived predicate depends negatively on itself (no stratification exists)."""
+    rules = list(axioms)
+    names = {a.name for a in rules}
+    edges: list[tuple[str, str, int, Axiom]] = []  # head, body predicate, 1 if negated
+    for a in rules:
+        edges.extend(
+            (a.name, lit.atom.predicate, 0 if lit.positive else 1, a)
+            for lit in _literals((*a.precondition, *a.formula))
+            if lit.atom.predicate in names
+        )
+    stratum = dict.fromkeys(sorted(names), 0)
+    for _ in range(len(names) + 1):
+        changed = False
+        for head, body, negated, rule in edges:
+            if stratum[body] + negated > stratum[head]:
+                stratum[head] = stratum[body] + negated
+                changed = True
+                if stratum[head] > len(names):
+                    raise UnsupportedFeatureError(
+                        f"unsupported PDDL feature: derived predicate '{head}' depends on "
+                        "its own negation (the axioms are not stratifiable)",
+                        location=rule.loc,
+                        hint="a derived predicate may use the negation of another only if "
+                        "that one does not depend, even indirectly, on it",
+                    )
+        if not changed:
+            return stratum
+    return stratum  # pragma: no cover - the loop above returns or raises
+
+
+@dataclass(frozen=True, slots=True)
 class TaskCall:
     """``name(arg, ...)`` in a task network: an action or a compound task."""
 
@@ -186,6 +246,13 @@ class Domain:
     goals: tuple[NamedGoal, ...] = ()
     requirements: tuple[str, ...] = ()
     source: str | None = field(default=None, compare=False, hash=False, repr=False)
+    axioms: tuple[Axiom, ...] = field(default=(), metadata=OMIT_DEFAULT)
+    """The rules of the derived predicates (which are declared as predicates too)."""
+
+    @property
+    def derived(self) -> frozenset[str]:
+        """The names of the derived predicates."""
+        return frozenset(a.name for a in self.axioms)
 
     def action(self, name: str) -> ActionSchema | None:
         return _named(self.actions, name)

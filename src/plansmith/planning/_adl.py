@@ -17,7 +17,11 @@ before grounding, so that the search never interprets a formula:
   ground ``(condition, effect)`` pair that the successor function applies;
 * a goal beyond a conjunction of literals is reached by a synthetic action of
   cost 0, :data:`GOAL_ACTION`, whose precondition is the goal and which adds
-  the fact :data:`GOAL_FACT`; the planner drops it from its plans.
+  the fact :data:`GOAL_FACT`; the planner drops it from its plans;
+* the rules of derived predicates (``Domain.axioms``) become schemas named
+  :data:`AXIOM_PREFIX` + the predicate, of cost 0, one per disjunct of their
+  condition (existential variables as hidden parameters), that add the derived
+  atom: grounding makes them the task's axioms, never operators.
 
 :func:`apply_step` gives the semantics that ``validate`` checks and that plans
 are built from: it evaluates the original formulas in a state and returns the
@@ -51,6 +55,7 @@ from plansmith.model import (
 )
 
 __all__ = [
+    "AXIOM_PREFIX",
     "GOAL_ACTION",
     "GOAL_FACT",
     "MAX_DISJUNCTS",
@@ -61,6 +66,7 @@ __all__ = [
     "needs_compiling",
 ]
 
+AXIOM_PREFIX = "__derive__ "
 GOAL_ACTION = "__goal__"
 GOAL_FACT = "__goal-reached__"
 MAX_DISJUNCTS = 4096
@@ -71,7 +77,8 @@ Objects = Callable[[str], tuple[str, ...]]
 
 
 def needs_compiling(problem: Problem) -> bool:
-    return bool(problem.goal_formula) or any(a.adl for a in problem.domain.actions)
+    domain = problem.domain
+    return bool(problem.goal_formula or domain.axioms) or any(a.adl for a in domain.actions)
 
 
 def objects_of(problem: Problem) -> Objects:
@@ -225,6 +232,23 @@ def compile_adl(problem: Problem) -> Problem:
                 )
             )
         goal = (reached,)
+    for axiom in domain.axioms:
+        head = Literal(Atom(axiom.name, tuple(p.name for p in axiom.parameters)))
+        conditions: list[tuple[GoalPart, Sub]] = [
+            (c, {}) for c in (*axiom.precondition, *axiom.formula)
+        ]
+        for lits, hidden in compiler._all(conditions, lift=True, where=axiom.loc):
+            actions.append(
+                ActionSchema(
+                    name=AXIOM_PREFIX + axiom.name,
+                    parameters=axiom.parameters + hidden,
+                    precondition=lits,
+                    effect=(head,),
+                    cost=0,
+                    loc=axiom.loc,
+                    hidden=len(hidden),
+                )
+            )
     compiled = Domain(
         name=domain.name,
         types=domain.types,
@@ -234,6 +258,7 @@ def compile_adl(problem: Problem) -> Problem:
         actions=tuple(actions),
         requirements=domain.requirements,
         source=domain.source,
+        axioms=domain.axioms,
     )
     return replace(problem, domain=compiled, goal=goal, goal_formula=())
 
@@ -298,9 +323,16 @@ def apply_step(
     cost: Number,
     state: frozenset[Atom] | set[Atom],
     objects: Objects,
+    *,
+    expand: Callable[[Literal], Sequence[Literal]] | None = None,
 ) -> GroundAction | None:
     """The step as a STRIPS action in ``state`` (see the module docstring), or None
-    if its precondition does not hold there."""
+    if its precondition does not hold there.
+
+    With derived predicates, ``state`` holds the derived atoms too, and ``expand``
+    replaces a literal true in it by literals of basic atoms that make it hold
+    (:meth:`plansmith.planning._derived.Derivation.expand`): the action's
+    preconditions are then basic atoms only, as orderings need."""
     sub = {p.name: a for p, a in zip(schema.parameters, args, strict=True)}
     pre_pos: set[Atom] = set()
     pre_neg: set[Atom] = set()
@@ -331,6 +363,13 @@ def apply_step(
                 blocker = _blocker(ce.condition, s, state, objects)
                 if blocker is not None:
                     (pre_pos if blocker.positive else pre_neg).add(blocker.atom)
+    if expand is not None:
+        pos: set[Atom] = set()
+        neg: set[Atom] = set()
+        for atom, positive in [(a, True) for a in pre_pos] + [(a, False) for a in pre_neg]:
+            for lit in expand(Literal(atom, positive)):
+                (pos if lit.positive else neg).add(lit.atom)
+        pre_pos, pre_neg = pos, neg
     return GroundAction(
         name=schema.name,
         args=tuple(args),

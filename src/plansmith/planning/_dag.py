@@ -43,7 +43,7 @@ from plansmith.model import (
     Step,
     content_hash,
 )
-from plansmith.planning._adl import goal_witness
+from plansmith.planning._derived import closed, plan_goal
 
 __all__ = ["build_plan", "assemble_plan", "problem_hash"]
 
@@ -85,12 +85,12 @@ def build_plan(
     ids = [f"s{j + 1}" for j in range(len(seq))]
     _replay(problem, seq, ids)
     goal = [c for c in problem.goal if isinstance(c, Literal)]
-    if problem.goal_formula:
+    if problem.goal_formula or problem.domain.axioms:
         final = set(problem.init)
         for a in seq:
             final.difference_update(a.delete)
             final.update(a.add)
-        goal += goal_witness(problem, final)
+        goal = plan_goal(problem, final)
     after = transitive_reduction(ordering_constraints(seq, goal))
     settings = tuple(sorted(dict(settings).items()))
     return assemble_plan(problem, seq, after, settings, decomposition=decomposition)
@@ -144,6 +144,7 @@ def _replay(problem: Problem, seq: Sequence[GroundAction], ids: Sequence[str]) -
             )
         state.difference_update(a.delete)
         state.update(a.add)
+    state = closed(problem, state)
     for cond in problem.goal:
         if isinstance(cond, Equality):
             holds = (cond.left == cond.right) == cond.positive

@@ -3,9 +3,10 @@
 The causal links are read off the plan run in its topological order (the
 plan's own order wherever the DAG allows), as ``build_plan`` derives them: a
 precondition comes from the last step before it that made it true, or from the
-initial state. Explanations assume a valid plan (``validate`` it first); a plan
-whose steps do not fit the domain, or whose ``after`` edges form a cycle, raises
-PlanInvalidError.
+initial state; an atom of a derived predicate from the domain's rules (a derived
+goal also lists the basic atoms it rests on that steps made). Explanations assume
+a valid plan (``validate`` it first); a plan whose steps do not fit the domain, or
+whose ``after`` edges form a cycle, raises PlanInvalidError.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from dataclasses import dataclass, field
 
 from plansmith.errors import Location, PlanInvalidError
 from plansmith.model import Atom, DecompositionNode, GroundAction, Literal, Plan, Problem
+from plansmith.planning._derived import derived_rules
 from plansmith.planning._plan_graph import step_graph
 from plansmith.planning._plan_steps import ground_steps
 
 __all__ = ["explain"]
 
 _INIT = "the initial state"
+_RULES = "the domain's (:derived ...) rules"
 
 
 @dataclass(slots=True)
@@ -98,12 +101,15 @@ def _trace(
             why[j].sources.add(source)
         return f"{src.id} {src}"
 
+    derived = problem.domain.derived
     for j in order:
         a = actions[j]
         for p in sorted(a.pre_pos):
-            why[j].needs.append(f"{p} <- {link(str(p), made.get(p), j)}")
+            text = _RULES if p.predicate in derived else link(str(p), made.get(p), j)
+            why[j].needs.append(f"{p} <- {text}")
         for p in sorted(a.pre_neg):
-            why[j].needs.append(f"not {p} <- {link(f'not {p}', broken.get(p), j)}")
+            text = _RULES if p.predicate in derived else link(f"not {p}", broken.get(p), j)
+            why[j].needs.append(f"not {p} <- {text}")
         for p in a.delete - a.add:
             broken[p] = j
             made.pop(p, None)
@@ -111,8 +117,29 @@ def _trace(
             made[p] = j
             broken.pop(p, None)
     out: list[str] = []
+    rules = derived_rules(problem)
+    if rules is not None:
+        final = set(problem.init)
+        for j in order:
+            final.difference_update(actions[j].delete)
+            final.update(actions[j].add)
+        derivation = rules.derive(final)
     for cond in problem.goal:
-        if isinstance(cond, Literal):
+        if isinstance(cond, Literal) and cond.atom.predicate in derived:
+            # the basic atoms it rests on: those steps made, and how many held initially
+            holds = (cond.atom in derivation.atoms) == cond.positive
+            parts: list[str] = []
+            initially = 0
+            for b in derivation.expand(cond) if holds else []:
+                source = (made if b.positive else broken).get(b.atom)
+                if source is None:
+                    initially += 1
+                else:
+                    parts.append(f"{b} <- {link(f'{b} (for {cond})', source, None)}")
+            if initially:
+                parts.append(f"{initially}{' more' if parts else ''} from {_INIT}")
+            out.append(f"{cond} <- {_RULES}" + (f": {'; '.join(parts)}" if parts else ""))
+        elif isinstance(cond, Literal):
             source = (made if cond.positive else broken).get(cond.atom)
             out.append(f"{cond} <- {link(str(cond), source, None)}")
         else:

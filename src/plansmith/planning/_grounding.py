@@ -13,18 +13,27 @@
 3. *Numbering.* The remaining fluent atoms are sorted and numbered. Static
    atoms (of predicates no action changes, or initial atoms no operator
    deletes) are true in every state and are pruned from operators and states.
+
+Derived predicates: their rules are compiled into schemas that add the derived
+atom (:mod:`plansmith.planning._adl`), reached like actions in step 1; their
+ground instances become the task's *axioms* (``GroundTask.axioms``), not
+operators. In step 2 a derived fact that matters keeps all its axioms; their
+conditions matter in the same sense (needed true) when the fact is needed
+true, and in the opposite sense when it is needed false (to make it false,
+some axiom's condition must become false).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
-from plansmith.model import Atom, Equality, Literal, Number, Problem
-from plansmith.planning._adl import compile_adl, needs_compiling
+from plansmith.model import Atom, Equality, Literal, Number, Problem, axiom_strata
+from plansmith.planning._adl import AXIOM_PREFIX, compile_adl, needs_compiling
 from plansmith.planning._instantiate import function_table
 from plansmith.planning._join import Reachability
 from plansmith.planning._schema import Fact, SchemaPattern
-from plansmith.planning._task import GroundTask, Operator
+from plansmith.planning._task import GroundTask, Operator, axiom_evaluator
 
 __all__ = ["ground"]
 
@@ -41,6 +50,7 @@ def ground(problem: Problem) -> GroundTask:
     ADL (quantifiers, disjunctions, conditional effects, goals beyond a
     conjunction) is compiled away first (:func:`plansmith.planning._adl.compile_adl`).
     """
+    strata = axiom_strata(problem.domain.axioms) if problem.domain.axioms else None
     if needs_compiling(problem):
         problem = compile_adl(problem)
     reach = Reachability(problem)
@@ -76,6 +86,11 @@ def ground(problem: Problem) -> GroundTask:
             if constant.isdisjoint(neg)
         ]
     static = reach.static | {order[i] for i in constant}
+    axioms: list[Candidate] = []
+    if strata is not None:
+        is_axiom = [p.schema.name.startswith(AXIOM_PREFIX) for p in reach.schemas]
+        axioms = [c for c in candidates if is_axiom[c[0]]]
+        candidates = [c for c in candidates if not is_axiom[c[0]]]
 
     goal_pos: list[int] = []
     goal_neg: list[int] = []
@@ -94,7 +109,9 @@ def ground(problem: Problem) -> GroundTask:
         elif cond.positive:
             unreachable.append(cond)
 
-    kept_ops, kept_facts = _relevant(candidates, goal_pos, goal_neg, len(order))
+    kept_ops, kept_facts, kept_axioms = _relevant(
+        candidates, goal_pos, goal_neg, len(order), axioms
+    )
     number = [-1] * len(order)
     facts: list[Atom] = []
     for i in sorted(kept_facts):
@@ -104,15 +121,28 @@ def ground(problem: Problem) -> GroundTask:
     for i in initial:
         if number[i] >= 0:
             init |= 1 << number[i]
-    return GroundTask(
+    functions = function_table(problem)
+    task = GroundTask(
         facts=tuple(facts),
-        operators=_operators(kept_ops, number, reach, function_table(problem)),
+        operators=_operators(kept_ops, number, reach, functions),
         init=init,
         goal=_mask(number[i] for i in goal_pos),
         goal_neg=_mask(number[i] for i in goal_neg),
         static=frozenset(Atom(p, a) for p, a in static),
         unreachable_goal=tuple(unreachable),
     )
+    if strata is None:
+        return task
+    ground_axioms = _operators(kept_axioms, number, reach, functions)
+    layer = [strata[op.schema.name[len(AXIOM_PREFIX) :]] for op in ground_axioms]
+    ranked = sorted(range(len(ground_axioms)), key=layer.__getitem__)
+    task = replace(
+        task,
+        axioms=tuple(ground_axioms[i] for i in ranked),
+        axiom_strata=tuple(layer[i] for i in ranked),
+    )
+    derive = axiom_evaluator(task)
+    return task if derive is None else replace(task, init=derive(task.init))
 
 
 def _candidates(reach: Reachability, rid: dict[Fact, int]) -> list[Candidate]:
@@ -249,9 +279,14 @@ def _operators(
 
 
 def _relevant(
-    candidates: list[Candidate], goal_pos: list[int], goal_neg: list[int], facts: int
-) -> tuple[list[Candidate], set[int]]:
-    """The operators that can matter for the goal, and the facts they mention.
+    candidates: list[Candidate],
+    goal_pos: list[int],
+    goal_neg: list[int],
+    facts: int,
+    axioms: list[Candidate] | None = None,
+) -> tuple[list[Candidate], set[int], list[Candidate]]:
+    """The operators that can matter for the goal, the facts they mention, and the
+    axioms of the derived facts among them (see the module docstring).
 
     A fact is *wanted* if the goal or a kept operator needs it true, *unwanted*
     if one needs it false. An operator is kept if it adds a wanted fact or
@@ -271,13 +306,28 @@ def _relevant(
                 adders[f].append(i)
             for f in cd:
                 deleters[f].append(i)
+    rules: dict[int, list[int]] = {}
+    for i, axiom in enumerate(axioms or ()):
+        rules.setdefault(axiom[4][0], []).append(i)
     wanted: set[int] = set(goal_pos)
     unwanted: set[int] = set(goal_neg)
     kept = [False] * len(candidates)
+    kept_axioms: set[int] = set()
     stack: list[tuple[int, bool]] = [(f, True) for f in goal_pos]
     stack += [(f, False) for f in goal_neg]
     while stack:
         fact, positive = stack.pop()
+        if fact in rules:
+            assert axioms is not None
+            for i in rules[fact]:
+                kept_axioms.add(i)
+                _, _, pre, neg, _, _, _ = axioms[i]
+                for f, sense in [(f, positive) for f in pre] + [(f, not positive) for f in neg]:
+                    into = wanted if sense else unwanted
+                    if f not in into:
+                        into.add(f)
+                        stack.append((f, sense))
+            continue
         for i in (adders if positive else deleters)[fact]:
             if kept[i]:
                 continue
@@ -295,7 +345,7 @@ def _relevant(
                     unwanted.add(f)
                     stack.append((f, False))
     ops = [c for c, k in zip(candidates, kept, strict=True) if k]
-    return ops, wanted | unwanted
+    return ops, wanted | unwanted, [axioms[i] for i in sorted(kept_axioms)] if axioms else []
 
 
 def _mask(numbers: Iterable[int]) -> int:

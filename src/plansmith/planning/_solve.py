@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from plansmith.errors import Location, PlanningError, ProblemError, UnsolvableError
 from plansmith.model import GroundAction, Number, Problem
 from plansmith.planning._adl import GOAL_ACTION, apply_step, needs_compiling, objects_of
+from plansmith.planning._derived import derived_rules
 from plansmith.planning._grounding import ground
 from plansmith.planning._options import PlanOptions
 from plansmith.planning._task import Operator, TaskSpace
@@ -116,6 +117,7 @@ def _plan_actions(problem: Problem, chosen: list[Operator]) -> tuple[GroundActio
     if not needs_compiling(problem):
         return tuple(op.action for op in chosen)
     objects = objects_of(problem)
+    rules = derived_rules(problem)
     state = set(problem.init)
     out: list[GroundAction] = []
     for op in chosen:
@@ -123,7 +125,15 @@ def _plan_actions(problem: Problem, chosen: list[Operator]) -> tuple[GroundActio
             continue
         schema = problem.domain.action(op.schema.name)
         args = op.args[: len(op.args) - op.schema.hidden]
-        action = None if schema is None else apply_step(schema, args, op.cost, state, objects)
+        if schema is None:  # pragma: no cover - operators come from the domain's schemas
+            action = None
+        elif rules is None:
+            action = apply_step(schema, args, op.cost, state, objects)
+        else:
+            derivation = rules.derive(state)
+            action = apply_step(
+                schema, args, op.cost, derivation.atoms, objects, expand=derivation.expand
+            )
         if action is None:  # pragma: no cover - the search only applies applicable operators
             raise AssertionError(f"{op.name} is not applicable where the plan applies it")
         state.difference_update(action.delete)

@@ -11,18 +11,31 @@ test and the successors of a state. It finds the applicable operators without
 testing every one of them: each operator is filed under one *key* fact of its
 precondition (the one that holds in the fewest states, by a static estimate),
 and a state only tests the operators filed under its true key facts.
+
+Derived predicates: a task may have *axioms*, ground rules ``head <- condition``
+as operators that add their head (cost 0; never in a plan). A state holds its
+derived facts too: :func:`axiom_evaluator` recomputes them after every
+operator application (and grounding did so for the initial state), stratum by
+stratum, to the least fixpoint. Tasks without axioms never run this code.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from plansmith.model import ActionSchema, Atom, Condition, GroundAction, Number
 from plansmith.planning._instantiate import instantiate
 
-__all__ = ["Operator", "GroundTask", "TaskSpace", "bits", "relaxed_operators"]
+__all__ = [
+    "Operator",
+    "GroundTask",
+    "TaskSpace",
+    "axiom_evaluator",
+    "bits",
+    "relaxed_operators",
+]
 
 
 class Operator(NamedTuple):
@@ -83,7 +96,9 @@ class GroundTask:
     the mask of the facts that must be true, ``goal_neg`` of those that must be
     false. ``unreachable_goal`` lists the goal conditions that no state
     reachable even with delete effects ignored satisfies: if it is not empty,
-    the task has no plan.
+    the task has no plan. ``axioms`` are the ground rules of derived facts,
+    ordered by stratum (``axiom_strata`` gives each one's); ``init`` holds the
+    derived facts of the initial state.
     """
 
     facts: tuple[Atom, ...]
@@ -93,6 +108,8 @@ class GroundTask:
     goal_neg: int = 0
     static: frozenset[Atom] = frozenset()
     unreachable_goal: tuple[Condition, ...] = ()
+    axioms: tuple[Operator, ...] = ()
+    axiom_strata: tuple[int, ...] = ()
 
     @property
     def unit_cost(self) -> bool:
@@ -127,6 +144,51 @@ def _apply_conditional(
     return (state & keep) | add
 
 
+Entry = tuple[int, int, int, int]  # precondition, negated precondition, head mask, head
+
+
+def axiom_evaluator(task: GroundTask) -> Callable[[int], int] | None:
+    """``derive(state)``: ``state`` with its derived facts recomputed (None without
+    axioms). Per stratum, the axioms whose condition needs no fact of their own
+    stratum are tried once; a fact derived then tries the axioms that need it."""
+    if not task.axioms:
+        return None
+    derived = 0
+    for ax in task.axioms:
+        derived |= ax.add
+    layers: dict[int, tuple[list[Entry], dict[int, list[Entry]], int]] = {}
+    for ax, stratum in zip(task.axioms, task.axiom_strata, strict=True):
+        layer = layers.setdefault(stratum, ([], {}, 0))
+        layers[stratum] = (layer[0], layer[1], layer[2] | ax.add)
+    for ax, stratum in zip(task.axioms, task.axiom_strata, strict=True):
+        base, triggers, heads = layers[stratum]
+        entry = (ax.pre, ax.neg, ax.add, ax.add_facts[0])
+        same = ax.pre & heads
+        if not same:
+            base.append(entry)
+        for f in bits(same):
+            triggers.setdefault(f, []).append(entry)
+    plan = [(base, triggers) for base, triggers, _ in (layers[k] for k in sorted(layers))]
+    keep = ~derived
+
+    def derive(state: int) -> int:
+        state &= keep
+        for base, triggers in plan:
+            queue: list[int] = []
+            for pre, neg, add, f in base:
+                if state & pre == pre and not state & neg and not state & add:
+                    state |= add
+                    queue.append(f)
+            while queue:
+                for pre, neg, add, f in triggers.get(queue.pop(), ()):
+                    if not state & add and state & pre == pre and not state & neg:
+                        state |= add
+                        queue.append(f)
+        return state
+
+    return derive
+
+
 def bits(mask: int) -> list[int]:
     """The numbers of the set bits of ``mask``, lowest first."""
     out: list[int] = []
@@ -145,6 +207,7 @@ class TaskSpace:
         "_always",
         "_buckets",
         "_conditional",
+        "_derive",
         "_goal",
         "_goal_neg",
         "_keys",
@@ -154,6 +217,7 @@ class TaskSpace:
 
     def __init__(self, task: GroundTask) -> None:
         self.task = task
+        self._derive = axiom_evaluator(task)
         self._goal = task.goal
         self._goal_neg = task.goal_neg
         ops = task.operators
@@ -219,6 +283,9 @@ class TaskSpace:
             for o, pre, neg, keep, add, cost, effects in self._conditional:
                 if state & pre == pre and not state & neg:
                     append((o, _apply_conditional(state, keep, add, effects), cost))
+        if self._derive is not None:
+            derive = self._derive
+            out = [(o, derive(succ), cost) for o, succ, cost in out]
         out.sort()
         return out
 
@@ -228,15 +295,17 @@ def relaxed_operators(
 ) -> tuple[tuple[Operator, ...], list[int] | None]:
     """The operators the delete relaxation sees, and the operator each comes from.
 
-    A task without conditional effects: its operators (and None). Otherwise, as
-    Fast Downward relaxes them, every conditional effect is an operator of its
-    own whose precondition is the operator's and the effect's condition. Its
+    A task without conditional effects or axioms: its operators (and None).
+    Otherwise, as Fast Downward relaxes them, every conditional effect is an
+    operator of its own whose precondition is the operator's and the effect's
+    condition, and every axiom an operator of cost 0 (origin -1: no operator of
+    the task). Its
     cost: the operator's (``partition=False``; right for hmax, hadd and hFF), or
     a share of it so that the parts of an operator cost what it costs together
     (``partition=True``; what LM-cut needs to stay admissible: the whole cost on
     the base operator when it adds anything, else on its first effect).
     """
-    if not any(op.effects for op in task.operators):
+    if not task.axioms and not any(op.effects for op in task.operators):
         return task.operators, None
     out: list[Operator] = []
     origin: list[int] = []
@@ -262,4 +331,7 @@ def relaxed_operators(
                 )
             )
             origin.append(o)
+    for ax in task.axioms:
+        out.append(ax)
+        origin.append(-1)
     return tuple(out), origin

@@ -40,11 +40,11 @@ from plansmith.model import (
 from plansmith.planning._adl import (
     apply_step,
     goal_holds,
-    goal_witness,
     needs_compiling,
     objects_of,
 )
 from plansmith.planning._dag import problem_hash
+from plansmith.planning._derived import closed, derived_rules, plan_goal
 from plansmith.planning._plan_graph import StepGraph, step_graph
 from plansmith.planning._plan_safety import safety_issues
 from plansmith.planning._plan_steps import PlanIssue, ground_steps
@@ -88,13 +88,14 @@ def check_plan(plan: Plan, problem: Problem, *, check_hashes: bool = True) -> li
         replay = _replay_issues(plan, problem, actions, graph.order)
     issues += replay
     if not replay:
-        if problem.goal_formula:
+        if problem.goal_formula or problem.domain.axioms:
             final = set(problem.init)
             for j in graph.order:
                 final.difference_update(actions[j].delete)
                 final.update(actions[j].add)
-            witness = tuple(goal_witness(problem, final))
-            problem = replace(problem, goal=problem.goal + witness, goal_formula=())
+            equalities = tuple(c for c in problem.goal if isinstance(c, Equality))
+            witness = tuple(plan_goal(problem, final))
+            problem = replace(problem, goal=equalities + witness, goal_formula=())
         issues += safety_issues(plan, problem, actions, graph)
     return issues
 
@@ -204,13 +205,20 @@ def _adl_replay(
     """The replay with ADL semantics (:func:`apply_step`): each step becomes the STRIPS
     action it is in the state where it runs, which the safety check then uses."""
     objects = objects_of(problem)
+    rules = derived_rules(problem)
     state = set(problem.init)
     out = list(actions)
     for j in order:
         a, sid = actions[j], plan.steps[j].id
         schema = problem.domain.action(a.name)
         assert schema is not None  # ground_steps checked it
-        context = apply_step(schema, a.args, a.cost, state, objects)
+        if rules is None:
+            context = apply_step(schema, a.args, a.cost, state, objects)
+        else:
+            derivation = rules.derive(state)
+            context = apply_step(
+                schema, a.args, a.cost, derivation.atoms, objects, expand=derivation.expand
+            )
         if context is None:
             return out, [
                 PlanIssue(
@@ -223,6 +231,7 @@ def _adl_replay(
         out[j] = context
         state.difference_update(context.delete)
         state.update(context.add)
+    state = closed(problem, state)
     issues = [
         PlanIssue(
             "goal",

@@ -57,7 +57,8 @@ def ff(task: GroundTask) -> Evaluator[int]:
 def _ff_conditional(relaxed: Relaxation, origin: list[int]) -> Evaluator[int]:
     """hFF where conditional effects are relaxed operators of their own: the cost
     of each operator of the task is counted once, and preferred operators are the
-    task's (``origin`` maps relaxed operators to them)."""
+    task's (``origin`` maps relaxed operators to them; axioms, of origin -1 and
+    cost 0, are never preferred)."""
     goals, pres, costs, neg_masks = relaxed.goals, relaxed.pres, relaxed.costs, relaxed.neg_masks
     explore = relaxed.explore
 
@@ -85,7 +86,7 @@ def _ff_conditional(relaxed: Relaxation, origin: list[int]) -> Evaluator[int]:
                     applicable = False
                     if s not in plan:
                         stack.append(s)
-            if applicable and not state & neg_masks[o]:
+            if applicable and origin[o] >= 0 and not state & neg_masks[o]:
                 preferred.add(origin[o])
         return h, preferred
 
