@@ -60,7 +60,7 @@ def plan_gtpyhop_folder(
     import time
 
     from plansmith.cli._hash_seed import unfixed_seed_note
-    from plansmith.compat import gtpyhop
+    from plansmith.compat import gtpyhop, planner_strategy
     from plansmith.formats import load_gtpyhop_package
     from plansmith.planning.htn import plan_python, process_hash_seed
 
@@ -80,7 +80,8 @@ def plan_gtpyhop_folder(
     try:
         with contextlib.redirect_stdout(sys.stderr):
             domain, chosen = load_gtpyhop_package(folder, problem_name, stand_in=gtpyhop)
-            return plan_python(domain, chosen, options, clock=time.process_time)
+            strategy = planner_strategy()  # the domain's set_recursive_planning(False): greedy
+            return plan_python(domain, chosen, options, clock=time.process_time, strategy=strategy)
     finally:
         if quiet:
             os.environ.pop("GTPYHOP_QUIET", None)

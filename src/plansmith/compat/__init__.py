@@ -13,14 +13,17 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from plansmith.compat import gtpyhop
+    from plansmith.compat._gtpyhop_plan import planner_strategy
 
 from plansmith.compat._gtpyhop_import import installed_gtpyhop_dirs  # stdlib only
 
-__all__ = ["gtpyhop", "installed_gtpyhop_dirs"]
+__all__ = ["gtpyhop", "installed_gtpyhop_dirs", "planner_strategy"]
 
 
 def __getattr__(name: str) -> object:
     """``plansmith.compat.gtpyhop``, imported the first time it is read (PEP 562)."""
     if name == "gtpyhop":
         return importlib.import_module("plansmith.compat.gtpyhop")
+    if name == "planner_strategy":  # what a loaded GTPyhop domain chose, for plan_python
+        return importlib.import_module("plansmith.compat._gtpyhop_plan").planner_strategy
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -31,6 +31,7 @@ __all__ = [
     "pyhop",
     "plan_items",
     "search_strategy",
+    "planner_strategy",
     "run_lazy_lookahead",
     "validate_plan_from_goal",
     "m_split_multigoal",
@@ -63,6 +64,12 @@ def plan_items(
             raise cause from None  # the domain's own exception, as GTPyhop lets it through
         raise
     return list(result.actions)
+
+
+def planner_strategy() -> str:
+    """``plan_python``'s strategy for what the domain's code chose: ``greedy`` for
+    GTPyhop's greedy strategies (or its default in exact mode), else ``dfs``."""
+    return "greedy" if search_strategy() in GREEDY_STRATEGIES else "dfs"
 
 
 def search_strategy() -> str | None:
