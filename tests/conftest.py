@@ -11,6 +11,7 @@ E2E_MODULES = frozenset(
         "test_web_browser.py",
         "test_web_browser_pages.py",
         "test_web_browser_render.py",
+        "test_web_browser_inputs.py",
         "test_takeover_faces.py",
         "test_lab_bio_opentrons.py",
         "test_lab_roles.py",

@@ -58,6 +58,7 @@ async def test_domains_lists_each_folder_with_its_problems(client: httpx.AsyncCl
             "kind": "file",
             "readiness": {"ready": True, "reason": "", "fix": "", "notes": []},
             "goals": [],
+            "inputs": [],
         }
     ]
 
@@ -443,6 +444,7 @@ async def test_a_gtpyhop_folder_is_a_domain_whose_plans_show_but_do_not_run(
             "kind": "gtpyhop",
             "readiness": GTPYHOP_READINESS.to_dict(),
             "goals": [],
+            "inputs": [],
         }
         assert domains["broken"]["problems"] == []  # its code fails: listed, nothing to plan
         assert domains["docs"]["kind"] == "file"

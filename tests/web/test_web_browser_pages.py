@@ -111,6 +111,7 @@ def test_steps_and_controls_are_reachable_and_named(tmp_path: Path, browser_page
     with ServerThread(app) as server:
         page.goto(server.url + "/")
         button = page.get_by_role("button", name="create run for docs / problem-2")
+        button.wait_for(timeout=30_000)  # the index fills in once /api/domains answers
         assert button.count() == 1
         page.goto(server.url + "/plan?domain=docs&problem=problem-2")
         page.wait_for_selector("svg [data-step='s1']", timeout=30_000)

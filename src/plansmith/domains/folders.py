@@ -35,6 +35,7 @@ __all__ = [
     "objects_of",
     "Readiness",
     "readiness_of",
+    "inputs_readiness",
     "GTPYHOP_READINESS",
 ]
 
@@ -84,15 +85,26 @@ class DomainFolder:
         ready when it has bindings, with a note of what a request must name."""
         servers = self.servers_file
         bindings = self.bindings_file if self.bindings is not None else None
-        maker = request_inputs(self.path)
-        if maker is not None and bindings is not None and servers.is_file():
-            names = ", ".join(f"{i.name} ({i.description})" for i in maker.inputs)
-            takes = f"a request names its inputs: {names}"
-            if maker.makes_servers:
-                return Readiness(True, notes=(takes, *optional_notes(servers)))
-            found = readiness_of(self.name, servers, bindings)
-            return replace(found, notes=(takes, *found.notes)) if found.ready else found
-        return readiness_of(self.name, servers if servers.is_file() else None, bindings)
+        return inputs_readiness(self.path, self.name, servers, bindings)
+
+
+def inputs_readiness(
+    folder: Path, name: str, servers: Path | None, bindings: Path | None
+) -> Readiness:
+    """Whether the domain folder ``folder`` runs here with these servers and bindings
+    files: ``readiness_of``, except that a domain that takes inputs and makes its servers
+    per request from them (bio) is ready when it has both files, with a note of what a
+    request must name."""
+    servers = servers if servers is not None and servers.is_file() else None
+    maker = request_inputs(folder)
+    if maker is not None and bindings is not None and servers is not None:
+        names = ", ".join(f"{i.name} ({i.description})" for i in maker.inputs)
+        takes = f"a request names its inputs: {names}"
+        if maker.makes_servers:
+            return Readiness(True, notes=(takes, *optional_notes(servers)))
+        found = readiness_of(name, servers, bindings)
+        return replace(found, notes=(takes, *found.notes)) if found.ready else found
+    return readiness_of(name, servers, bindings)
 
 
 def shipped_domain_dirs() -> list[Path]:

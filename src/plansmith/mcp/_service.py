@@ -26,6 +26,7 @@ from typing import Any
 
 from plansmith.domains.code.desk import PatchDesk
 from plansmith.domains.folders import DomainFolder, objects_of, problem_of
+from plansmith.domains.request_files import read_inputs
 from plansmith.engine import (
     ASKED_KEY,
     Engine,
@@ -45,7 +46,6 @@ from plansmith.errors import (
 from plansmith.execution import ApprovalPolicy, RunInfo, RunView
 from plansmith.formats import render_mermaid
 from plansmith.mcp._describe import describe, plan_result, summary
-from plansmith.mcp._inputs import read_inputs
 from plansmith.mcp._status import run_status
 from plansmith.mcp._types import (
     ApprovalResult,

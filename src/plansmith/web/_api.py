@@ -17,10 +17,11 @@ from plansmith.errors import InputError
 from plansmith.execution import bound_to_dict
 from plansmith.model import RUN_ID_MAX_LENGTH, RUN_ID_PATTERN, check_run_id
 from plansmith.web._controller import Controller
-from plansmith.web._errors import ERROR_RESPONSES
-from plansmith.web._goals import GoalChoice, goal_forms
+from plansmith.web._errors import ERROR_RESPONSES, ErrorOut
+from plansmith.web._goals import GoalChoice, goal_forms, input_forms
 from plansmith.web._report import run_report
 from plansmith.web._sse import sse_stream
+from plansmith.web._uploads import UPLOAD_OPENAPI, UPLOADS, receive_upload
 
 __all__ = ["api_router", "controller_of", "NAME_PATTERN", "RunIdText", "RunId"]
 
@@ -48,28 +49,40 @@ RunIdText = Annotated[
 RunId = Annotated[RunIdText, Path()]
 
 
+#: an input's value: a path (an uploaded file's, a folder's) or a number
+InputValue = Annotated[str, Field(min_length=1, max_length=4096)]
+
+
 class PlanRequest(BaseModel):
     """A problem of a domain of the domains folder, or one of its named goals with an
-    object for each parameter (the objects and init of its default problem)."""
+    object for each parameter (the objects and init of its default problem). ``inputs``
+    (the domain's inputs by name: a file's or folder's path, a value) go with a goal,
+    whose objects and init they then make, or alone, for a domain whose inputs make the
+    whole job (the lab's PCR)."""
 
     model_config = {"extra": "forbid"}
     domain: Name
     problem: Name | None = None
     goal: Name | None = None
     args: Annotated[dict[Name, Name], Field(max_length=32)] = {}
+    inputs: Annotated[dict[Name, InputValue], Field(max_length=16)] = {}
 
     @model_validator(mode="after")
     def _one_of_problem_or_goal(self) -> PlanRequest:
-        if (self.problem is None) == (self.goal is None):
-            raise ValueError("give a problem or a goal (with args), not both and not neither")
-        if self.problem is not None and self.args:
-            raise ValueError("args go with a goal, not with a problem")
+        if self.problem is not None and self.goal is not None:
+            raise ValueError("give a problem or a goal (with args), not both")
+        if self.problem is None and self.goal is None and not self.inputs:
+            raise ValueError("give a problem or a goal (with args), or the domain's inputs")
+        if self.goal is None and self.args:
+            raise ValueError("args go with a goal, not with a problem or inputs alone")
+        if self.problem is not None and self.inputs:
+            raise ValueError("inputs go with a goal (or alone), not with a problem")
         return self
 
     def asked(self) -> str | GoalChoice:
-        if self.goal is not None:
-            return GoalChoice(self.goal, tuple(sorted(self.args.items())))
-        assert self.problem is not None  # the validator saw to it
+        if self.problem is None:
+            args, inputs = tuple(sorted(self.args.items())), tuple(sorted(self.inputs.items()))
+            return GoalChoice(self.goal, args, inputs)
         return self.problem
 
 
@@ -106,6 +119,17 @@ class GoalOut(BaseModel):
     parameters: list[GoalParameterOut]
 
 
+class InputOut(BaseModel):
+    """An input the domain takes: a file (in one of ``formats``: upload it with POST
+    /api/uploads and pass the path it returns), a folder (its path) or a value."""
+
+    name: str
+    description: str
+    kind: Literal["file", "folder", "value"]
+    formats: list[str]
+    needed_by: list[str]
+
+
 class DomainOut(BaseModel):
     name: str
     domain_file: str
@@ -114,6 +138,16 @@ class DomainOut(BaseModel):
     kind: Literal["file", "gtpyhop"]
     readiness: ReadinessOut
     goals: list[GoalOut]
+    inputs: list[InputOut]
+
+
+class UploadOut(BaseModel):
+    """A stored upload: pass ``path`` as the value of a file input."""
+
+    path: str
+    name: str
+    size: int
+    sha256: str
 
 
 class PlanOut(BaseModel):
@@ -166,8 +200,11 @@ api_router = APIRouter(
 @api_router.get("/domains", response_model=list[DomainOut], tags=["plans"])
 async def list_domains(ctl: Ctl) -> list[dict[str, object]]:
     """The domains of the domains folder, with their problems, whether each runs here,
-    and its named goals as forms."""
-    return [{**entry.to_dict(), "goals": goal_forms(entry)} for entry in ctl.domains()]
+    its named goals as forms and the inputs it takes."""
+    return [
+        {**entry.to_dict(), "goals": goal_forms(entry), "inputs": input_forms(entry)}
+        for entry in ctl.domains()
+    ]
 
 
 @api_router.post("/plan", response_model=PlanOut, tags=["plans"])
@@ -196,6 +233,22 @@ async def create_run(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
     """Plan, bind and record a run; it waits for approval of its plan hash."""
     run_id = await ctl.create_run(body.domain, body.asked())
     return ctl.view(run_id).to_dict()
+
+
+@api_router.post(
+    "/uploads",
+    status_code=201,
+    response_model=UploadOut,
+    tags=["plans"],
+    responses={411: {"model": ErrorOut}, 413: {"model": ErrorOut}},
+    openapi_extra=UPLOAD_OPENAPI,
+)
+async def upload(request: Request, ctl: Ctl) -> dict[str, Any]:
+    """Store a file for a file input (multipart/form-data, its field ``file``, sent with
+    the header ``X-Plansmith-Upload: 1``) under the home's ``uploads/``; pass the
+    ``path`` it returns as the input's value. At most ``max_upload`` bytes."""
+    stored = await receive_upload(request, ctl.engine.home / UPLOADS, ctl.settings.max_upload)
+    return stored.to_dict()
 
 
 @api_router.get("/runs", tags=["runs"])

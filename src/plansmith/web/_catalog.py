@@ -10,9 +10,10 @@ A folder with ``domain.py`` and ``problems.py`` (and no domain file) is a GTPyho
 domain: its problems are the names of ``get_problems()`` (listed by
 :mod:`plansmith.web._gtpyhop`); it can be planned and looked at, not run.
 
-Whether a domain runs here is ``plansmith.domains.folders.readiness_of``, the rule
-``plansmith mcp`` and ``plansmith domains`` use: if not, the card says why and what
-fixes it.
+Whether a domain runs here is ``plansmith.domains.folders.inputs_readiness``, the rule
+``plansmith mcp`` and ``plansmith domains`` use (a domain that makes its servers from a
+request's inputs, as bio does, is ready with its bindings): if not, the card says why
+and what fixes it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from plansmith.domains.folders import GTPYHOP_READINESS, Readiness, readiness_of
+from plansmith.domains.folders import GTPYHOP_READINESS, Readiness, inputs_readiness
 from plansmith.errors import InputError
 
 __all__ = ["DomainEntry", "find_domains", "domain_entries", "find_domain", "problem_file"]
@@ -98,7 +99,7 @@ def _entry(
         problems=_problems(folder),
         servers=servers,
         bindings=bindings,
-        readiness=readiness_of(folder.name, servers, bindings),
+        readiness=inputs_readiness(folder, folder.name, servers, bindings),
     )
 
 

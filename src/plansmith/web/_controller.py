@@ -17,6 +17,7 @@ import anyio
 
 from plansmith.binding import BoundPlan
 from plansmith.domains.folders import shipped_domain_dirs
+from plansmith.domains.request_files import RequestFiles, read_request_inputs
 from plansmith.engine import (
     OWNER_KEY,
     Engine,
@@ -99,24 +100,46 @@ class Controller:
 
     def _problem_path(self, entry: DomainEntry, problem: str | GoalChoice) -> Path:
         """A problem file of the domain, or the one a named goal makes (in the home)."""
-        if isinstance(problem, GoalChoice):
-            return goal_problem_file(entry, problem, self.engine.home / "requests")
-        return problem_file(entry, problem)
+        return self._request(entry, problem)[0]
+
+    def _request(self, entry: DomainEntry, problem: str | GoalChoice) -> tuple[Path, Path | None]:
+        """The problem file (a named goal's, and its inputs', is made in the home) and
+        the servers file the inputs made for its runs (None: the domain's)."""
+        if not isinstance(problem, GoalChoice):
+            return problem_file(entry, problem), None
+        files = self._files(entry, problem)
+        path = goal_problem_file(entry, problem, self.engine.home / "requests", files)
+        return path, files.servers_file if files is not None else None
+
+    def _files(self, entry: DomainEntry, choice: GoalChoice) -> RequestFiles | None:
+        """What the request's inputs make, as ``make_plan`` reads them (paths relative to
+        the server's working folder); None for a GTPyhop folder."""
+        if entry.gtpyhop:
+            return None
+        return read_request_inputs(
+            entry.folder,
+            entry.name,
+            dict(choice.inputs),
+            None,
+            self.engine.home,
+            no_inputs_hint="choose one of its problems or named goals (GET /api/domains)",
+        )
 
     def inputs(self, domain: str, problem: str | GoalChoice) -> RunInputs:
         entry = self.entry(domain)
-        path = self._problem_path(entry, problem)
+        path, servers = self._request(entry, problem)
+        servers = servers or entry.servers
         if entry.gtpyhop:
             raise InputError(
                 f"domain {domain!r} is a GTPyhop folder: it can be planned, not run",
                 hint="look at its plan with POST /api/plan (or the plan page)",
             )
-        if entry.servers is None or entry.bindings is None:
+        if servers is None or entry.bindings is None:
             raise InputError(
                 f"domain {domain!r} has no servers.json or bindings.yaml",
                 hint="put them in its folder, or start `plansmith serve --servers S --bindings B`",
             )
-        return RunInputs(entry.domain, path, entry.servers, entry.bindings)
+        return RunInputs(entry.domain, path, servers, entry.bindings)
 
     async def plan(self, domain: str, problem: str | GoalChoice) -> Plan:
         """Plan ``problem`` of ``domain`` (in a worker thread: planning is CPU work)."""

@@ -10,7 +10,10 @@ refused
 - with a 415 (``UnsupportedMediaTypeError``, location ``header.content-type``) when its
   ``Content-Type`` is not ``application/json``, a bodyless request (``cancel``)
   included: a page of another site cannot send that content type without a CORS
-  preflight, which this app never grants.
+  preflight, which this app never grants. The one exception is a file upload
+  (``POST /api/uploads``): it is sent as ``multipart/form-data`` and must carry the
+  header ``X-Plansmith-Upload`` (403 without it), which a page of another site cannot
+  send without that preflight either.
 
 A request with no ``Origin`` and no ``Sec-Fetch-Site`` (curl, SDK clients) passes the
 first check. It is an app-wide dependency, so it runs after routing (an unknown path is
@@ -34,6 +37,9 @@ STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _SAME_ORIGIN = frozenset({"same-origin", "none"})
 
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+UPLOAD_PATH = "/api/uploads"  # the one operation that takes multipart/form-data
+UPLOAD_HEADER = "x-plansmith-upload"
 
 _ORIGIN_HINT = (
     "a state-changing request is taken only from this server's own pages (an Origin "
@@ -97,6 +103,17 @@ def same_origin_only(request: Request) -> None:
         )
     content_type = headers.get("content-type")
     media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    if request.url.path == UPLOAD_PATH and media_type == "multipart/form-data":
+        if not headers.get(UPLOAD_HEADER):
+            raise RequestRefusedError(
+                403,
+                "CrossSiteRequestError",
+                "an upload must carry the header X-Plansmith-Upload",
+                location="header.x-plansmith-upload",
+                hint="send the file with the header `X-Plansmith-Upload: 1` (this "
+                "server's pages do)",
+            )
+        return
     if media_type != "application/json":
         shown = repr(content_type) if content_type is not None else "none"
         raise RequestRefusedError(

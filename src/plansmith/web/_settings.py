@@ -32,3 +32,5 @@ class WebSettings:
     executor: str = "local"
     scheduler: str | None = None
     lease_ttl: float = 30.0
+    #: the largest file ``POST /api/uploads`` stores (bytes)
+    max_upload: int = 200 * 2**20

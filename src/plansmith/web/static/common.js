@@ -17,6 +17,10 @@ const PS = (() => {
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
     });
+    return answer(response);
+  }
+
+  async function answer(response) {
     const data = await response.json().catch(() => null);
     if (!response.ok) {
       const e = (data && data.error) || { message: response.statusText };
@@ -25,6 +29,16 @@ const PS = (() => {
       throw new Error(`${e.message}${where}.${hint}`);
     }
     return data;
+  }
+
+  // a file for a file input: stored by the server, which answers with its path
+  // (multipart, with the header the server asks of an upload against cross-site posts)
+  async function upload(file) {
+    const headers = { Accept: "application/json", "X-Plansmith-Upload": "1" };
+    if (token()) headers.Authorization = "Bearer " + token();
+    const body = new FormData();
+    body.append("file", file);
+    return answer(await fetch("/api/uploads", { method: "POST", headers, body }));
   }
 
   function events(path, after) {
@@ -58,5 +72,5 @@ const PS = (() => {
   const ms = (v) => (v === null || v === undefined ? "" : v < 1000 ? `${v.toFixed(1)} ms`
                                                       : `${(v / 1000).toFixed(2)} s`);
   const when = (iso) => (iso ? Date.parse(iso) : NaN);
-  return { api, events, el, message, call, ms, when, token };
+  return { api, upload, events, el, message, call, ms, when, token };
 })();

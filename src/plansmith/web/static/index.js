@@ -1,6 +1,9 @@
 // plansmith web: the domains of the domains folder, each problem with its plan and a run.
 "use strict";
 (async () => {
+  // the file names a chooser offers for an input's formats
+  const FORMATS = { fasta: [".fasta", ".fa", ".fna", ".faa", ".fas"],
+                    genbank: [".gb", ".gbk", ".genbank"] };
   const box = document.getElementById("domains");
   let domains;
   try {
@@ -41,24 +44,62 @@
       card.append(PS.el("div", { class: "problem" }, PS.el("code", {}, p),
         PS.el("a", { href: `/plan?${q}` }, "view plan"), run));
     }
+    const inputs = d.inputs.length ? inputsForm(d) : null;
+    if (inputs) card.append(PS.el("h3", {}, "inputs"), inputs.form);
+    if (inputs && !d.goals.length) card.append(jobForm(d, inputs));
     if (d.goals.length) card.append(PS.el("h3", {}, "named goals"));
-    for (const g of d.goals) card.append(goalForm(d, g));
+    for (const g of d.goals) card.append(goalForm(d, g, inputs));
     return card;
   }));
 
-  // A named goal as a form: an object for each parameter, a plan preview, a run.
-  function goalForm(d, g) {
-    const selects = g.parameters.map((p) => PS.el("select",
-      { name: p.name, "aria-label": `${g.name} ${p.name}` },
-      ...p.choices.map((c) => PS.el("option", { value: c }, c))));
-    const empty = g.parameters.filter((p) => !p.choices.length).map((p) => p.name);
-    const asked = () => ({ domain: d.name, goal: g.name,
-      args: Object.fromEntries(selects.map((s) => [s.name, s.value])) });
-    const out = PS.el("div", { class: "goal-plan" });
-    const preview = PS.el("button", { disabled: empty.length > 0,
-      "aria-label": `plan ${d.name} / ${g.name}` }, "plan");
-    const run = PS.el("button", { class: "primary", disabled: !d.runnable || empty.length > 0,
-      "aria-label": `create run for ${d.name} / ${g.name}` }, "create run");
+  // The domain's inputs: a file chooser per file (uploaded as it is chosen), a path per
+  // folder, a number per value; ``values()`` is what a plan or run request passes.
+  function inputsForm(d) {
+    const given = {};
+    const fields = d.inputs.map((i) => {
+      const label = `${d.name} ${i.name}`;
+      const about = PS.el("span", { class: "input-about" }, i.description);
+      if (i.kind === "file") {
+        const status = PS.el("span", { class: "input-status mono", "data-input-status": i.name });
+        const accept = i.formats.flatMap((f) => FORMATS[f] || []).join(",");
+        const chooser = PS.el("input", { type: "file", name: i.name, "aria-label": label,
+                                         accept: accept || undefined });
+        chooser.addEventListener("change", async () => {
+          delete given[i.name];
+          const file = chooser.files[0];
+          if (!file) return status.replaceChildren();
+          status.textContent = `uploading ${file.name}…`;
+          try {
+            const stored = await PS.upload(file);
+            given[i.name] = stored.path;
+            status.textContent = `${stored.name} (${stored.size} bytes)`;
+            status.dataset.path = stored.path;
+          } catch (error) {
+            status.replaceChildren(PS.el("span", { class: "message" }, error.message));
+          }
+        });
+        return PS.el("label", { class: "input", "data-input": i.name },
+          PS.el("code", {}, i.name), chooser, status, about);
+      }
+      const box = PS.el("input", i.kind === "value"
+        ? { type: "number", min: 1, step: 1, name: i.name, "aria-label": label }
+        : { type: "text", name: i.name, "aria-label": label, placeholder: "path/to/folder",
+            size: 40 });
+      box.addEventListener("input", () => {
+        if (box.value.trim()) given[i.name] = box.value.trim();
+        else delete given[i.name];
+      });
+      return PS.el("label", { class: "input", "data-input": i.name },
+        PS.el("code", {}, i.name), box, about);
+    });
+    return { form: PS.el("div", { class: "inputs" }, ...fields), values: () => ({ ...given }) };
+  }
+
+  // A plan preview and a run for ``asked()``, their answers in ``out``.
+  function planAndRun(d, what, asked, disabled, out) {
+    const preview = PS.el("button", { disabled, "aria-label": `plan ${d.name} / ${what}` }, "plan");
+    const run = PS.el("button", { class: "primary", disabled: !d.runnable || disabled,
+      "aria-label": `create run for ${d.name} / ${what}` }, "create run");
     preview.addEventListener("click", async () => {
       preview.disabled = true;
       try {
@@ -84,9 +125,33 @@
         run.textContent = "create run";
       }
     });
+    return [preview, run];
+  }
+
+  // A domain whose inputs make the whole job (the lab's PCR): plan and run them alone.
+  function jobForm(d, inputs) {
+    const out = PS.el("div", { class: "goal-plan" });
+    const asked = () => ({ domain: d.name, inputs: inputs.values() });
+    return PS.el("div", { class: "goal job", "data-job": d.name },
+      PS.el("span", {}, "the job these inputs make"),
+      ...planAndRun(d, "inputs", asked, false, out), out);
+  }
+
+  // A named goal as a form: an object for each parameter (an input, by its name, when
+  // the domain takes inputs), a plan preview, a run.
+  function goalForm(d, g, inputs) {
+    const selects = g.parameters.map((p) => PS.el("select",
+      { name: p.name, "aria-label": `${g.name} ${p.name}` },
+      ...p.choices.map((c) => PS.el("option", { value: c }, c))));
+    const empty = g.parameters.filter((p) => !p.choices.length).map((p) => p.name);
+    const asked = () => Object.assign({ domain: d.name, goal: g.name,
+      args: Object.fromEntries(selects.map((s) => [s.name, s.value])) },
+      inputs ? { inputs: inputs.values() } : {});
+    const out = PS.el("div", { class: "goal-plan" });
     const fields = g.parameters.map((p, i) => PS.el("label", {}, `${p.name}: `, selects[i]));
     const form = PS.el("div", { class: "goal", "data-goal": g.name },
-      PS.el("code", {}, g.name), PS.el("span", {}, g.description), ...fields, preview, run, out);
+      PS.el("code", {}, g.name), PS.el("span", {}, g.description), ...fields,
+      ...planAndRun(d, g.name, asked, empty.length > 0, out), out);
     if (empty.length)
       form.append(PS.el("p", { class: "note" },
         `no object of the domain's problem fits ${empty.join(", ")}: give one in a problem file`));

@@ -1,9 +1,11 @@
-"""A request's inputs on the MCP face: the files ``make_plan`` is given (``inputs``) or
-that its request names, made into the problem's objects and facts and the runs' servers
-by the domain's ``RequestInputs`` (see ``plansmith.domains.requests``).
+"""A request's inputs, read for any face: the files (and folders, values) a request is
+given (``inputs``) or that its text names, made into the problem's objects and facts and
+the runs' servers by the domain's ``RequestInputs`` (see ``plansmith.domains.requests``).
 
-Relative paths are read from the server's working folder. A domain that takes no inputs
-refuses them; a goal whose inputs are missing gets one typed answer that lists them.
+The MCP face (``make_plan``) and the web face (``/api/plan``, ``/api/runs``) both read
+them here. Relative paths are read from ``base`` (the face's working folder). A domain
+that takes no inputs refuses them; a goal whose inputs are missing gets one typed answer
+that lists them (``RequestFiles.check_needed``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from plansmith.domains.requests import (
 )
 from plansmith.errors import InputError, Location
 
-__all__ = ["RequestFiles", "read_inputs"]
+__all__ = ["RequestFiles", "read_inputs", "read_request_inputs"]
+
+_NO_INPUTS_HINT = "pass its objects and init instead (describe_domain lists them)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +53,8 @@ class RequestFiles:
         return None
 
     def check_needed(self, domain: str, goal: Sequence[str]) -> None:
+        """Raise the typed ``InputError`` that lists the inputs ``goal`` (none: the job
+        the inputs make) needs and the request did not give."""
         if self.maker is None:
             return
         missing = [
@@ -74,15 +80,31 @@ def read_inputs(
     home: Path,
     base: Path | None = None,
 ) -> RequestFiles:
-    """Read the inputs of a request for ``folder`` (files relative to ``base``, the cwd)."""
+    """``read_request_inputs`` of a loaded domain folder."""
+    return read_request_inputs(folder.path, folder.name, inputs, request, home, base)
+
+
+def read_request_inputs(  # noqa: PLR0917 - a request's parts, each its own
+    folder: Path,
+    domain: str,
+    inputs: Mapping[str, str] | None,
+    request: str | None,
+    home: Path,
+    base: Path | None = None,
+    *,
+    no_inputs_hint: str = _NO_INPUTS_HINT,
+) -> RequestFiles:
+    """Read the inputs of a request for the domain ``domain`` in ``folder`` (files
+    relative to ``base``, the cwd); the runs' servers file, when the inputs make one, is
+    written under ``home``'s ``requests/`` (named by the inputs' digest)."""
     base = base or Path.cwd()
-    maker = request_inputs(folder.path)
+    maker = request_inputs(folder)
     if maker is None:
         if inputs:
             raise InputError(
-                f"the domain {folder.name} takes no inputs",
+                f"the domain {domain} takes no inputs",
                 location=Location(argument="inputs"),
-                hint="pass its objects and init instead (describe_domain lists them)",
+                hint=no_inputs_hint,
             )
         return RequestFiles(request=request)
     value_names = {s.name for s in maker.inputs if s.kind == "value"}
