@@ -6,7 +6,6 @@ that is no repository or names no test command, with no run made."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,9 @@ import anyio
 import pytest
 from test_face_transports import MAIN
 
-pytestmark = pytest.mark.anyio
+from _shop_repo import git, shop_repo
 
-CODE = "def double(x):\n    return x + x + 1  # the bug\n"
-TEST = "from shop.calc import double\n\n\ndef test_double():\n    assert double(2) == 4\n"
-PROJECT = '[commands]\ntest = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]\n'
+pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
@@ -28,37 +25,16 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _git(repo: Path, *args: str) -> None:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(repo.parent),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@x",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@x",
-    }
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
-
-
 def _work(tmp_path: Path) -> Path:
     """A working folder with shop/ (a repository with a failing test), plain/ (a folder
     that is no repository) and bare/ (a repository that names no test command)."""
     work = tmp_path / "work"
-    repo = work / "shop"
-    (repo / "shop").mkdir(parents=True)
-    (repo / "shop" / "__init__.py").write_text("")
-    (repo / "shop" / "calc.py").write_text(CODE)
-    (repo / "tests").mkdir()
-    (repo / "tests" / "test_calc.py").write_text(TEST)
-    (repo / "plansmith-code.toml").write_text(PROJECT)
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "shop")
+    work.mkdir()
+    shop_repo(work)
     (work / "plain").mkdir()
     bare = work / "bare"
     bare.mkdir()
-    _git(bare, "init", "-q")
+    git(bare, "init", "-q")
     return work
 
 

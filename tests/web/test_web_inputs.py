@@ -8,9 +8,7 @@ another site or without their header."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from _shop_repo import shop_repo
 from plansmith.domains.bio import DATA_DIR
 from plansmith.web import WebSettings, create_app
 
@@ -25,7 +24,6 @@ pytestmark = pytest.mark.anyio
 
 UPLOAD = {"X-Plansmith-Upload": "1"}
 SUMMARY = {"domain": "bio", "goal": "gc_and_orf_summary", "args": {"s": "gene"}}
-PROJECT = '[commands]\ntest = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]\n'
 
 
 @pytest.fixture
@@ -127,30 +125,9 @@ async def test_uploaded_sequences_plan_check_and_make_a_run_of_a_named_goal(
     assert run["plan_hash"] == plan["plan_hash"]
 
 
-def _git(repo: Path, *args: str) -> None:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(repo.parent),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@x",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@x",
-    }
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
-
-
 def _repo(tmp_path: Path) -> Path:
     """A tiny git repository whose plansmith-code.toml names its test command."""
-    repo = tmp_path / "shop"
-    (repo / "shop").mkdir(parents=True)
-    (repo / "shop" / "__init__.py").write_text("")
-    (repo / "shop" / "calc.py").write_text("def double(x):\n    return x + x + 1\n")
-    (repo / "plansmith-code.toml").write_text(PROJECT)
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "shop")
-    return repo
+    return shop_repo(tmp_path)
 
 
 async def test_a_repository_folder_plans_the_code_diagnosis(

@@ -13,6 +13,7 @@ import typer
 
 from plansmith.cli._app import app, guarded
 from plansmith.cli._check import ServersOpt, run_interruptible
+from plansmith.cli._tools import StartTimeoutOpt
 from plansmith.errors import InputError, Location, ServerStartError
 
 if TYPE_CHECKING:
@@ -48,12 +49,7 @@ def init_command(
             " files are replaced, nothing else is touched).",
         ),
     ] = False,
-    start_timeout: Annotated[
-        float,
-        typer.Option(
-            "--start-timeout", min=0.1, help="Seconds each server has to start and list its tools."
-        ),
-    ] = 30.0,
+    start_timeout: StartTimeoutOpt = 30.0,
 ) -> None:
     """Draft a domain (domain.yaml), its bindings (bindings.yaml) and a problem
     (problem.yaml) from the tools the servers list: one action per tool, its tier from

@@ -33,6 +33,14 @@ _HINTS = (
 )
 _DESCRIPTION = 200  # characters of a tool's description a table shows
 
+#: ``--start-timeout`` of the commands that survey servers (``tools``, ``init``)
+StartTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--start-timeout", min=0.1, help="Seconds each server has to start and list its tools."
+    ),
+]
+
 
 @app.command("tools")
 @guarded
@@ -50,12 +58,7 @@ def tools_command(
             " tools with their whole schemas and annotations.",
         ),
     ] = False,
-    start_timeout: Annotated[
-        float,
-        typer.Option(
-            "--start-timeout", min=0.1, help="Seconds each server has to start and list its tools."
-        ),
-    ] = 30.0,
+    start_timeout: StartTimeoutOpt = 30.0,
 ) -> None:
     """List each server's tools (input and output schemas, annotations, descriptions) and
     check every server: started, initialised, tool count, time to ready. A server that

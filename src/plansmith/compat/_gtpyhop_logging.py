@@ -59,7 +59,9 @@ class LogEntry:
 
 
 class LogHandler:
-    """What a logger sends its entries to."""
+    """What a logger sends its entries to: GTPyhop's base class, whose subclasses
+    (``StdoutLogHandler``, ``StructuredLogHandler``, a user's own) implement ``handle``;
+    the base raises ``NotImplementedError`` as GTPyhop's does."""
 
     def handle(self, entry: LogEntry) -> None:
         raise NotImplementedError

@@ -29,8 +29,10 @@ from dataclasses import replace
 from plansmith.errors import Location, PlanFormatError, PlanInvalidError
 from plansmith.model import (
     Atom,
+    Condition,
     DecompositionNode,
     Equality,
+    Formula,
     GroundAction,
     Literal,
     Plan,
@@ -232,25 +234,8 @@ def _adl_replay(
         state.difference_update(context.delete)
         state.update(context.add)
     state = closed(problem, state)
-    issues = [
-        PlanIssue(
-            "goal",
-            f"the goal {cond} does not hold after the last step",
-            cond.loc or Location(),
-            "add steps that achieve it, or check that no later step undoes it",
-        )
-        for cond in problem.goal
-        if not _holds(cond, state)
-    ]
-    issues += [
-        PlanIssue(
-            "goal",
-            f"the goal {f} does not hold after the last step",
-            f.loc or Location(),
-            "add steps that achieve it, or check that no later step undoes it",
-        )
-        for f in goal_holds(problem, state)
-    ]
+    issues = [_goal_missed(c) for c in problem.goal if not _holds(c, state)]
+    issues += [_goal_missed(f) for f in goal_holds(problem, state)]
     return out, issues
 
 
@@ -276,13 +261,14 @@ def _replay_issues(
             ]
         state.difference_update(a.delete)
         state.update(a.add)
-    return [
-        PlanIssue(
-            "goal",
-            f"the goal {cond} does not hold after the last step",
-            cond.loc or Location(),
-            "add steps that achieve it, or check that no later step undoes it",
-        )
-        for cond in problem.goal
-        if not _holds(cond, state)
-    ]
+    return [_goal_missed(c) for c in problem.goal if not _holds(c, state)]
+
+
+def _goal_missed(goal: Condition | Formula) -> PlanIssue:
+    """The issue of a goal (a literal, or a formula beyond literals) false at the end."""
+    return PlanIssue(
+        "goal",
+        f"the goal {goal} does not hold after the last step",
+        goal.loc or Location(),
+        "add steps that achieve it, or check that no later step undoes it",
+    )

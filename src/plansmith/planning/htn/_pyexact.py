@@ -43,7 +43,7 @@ from plansmith.planning.htn._pygoals import (
     state_var,
     unigoal_satisfied,
 )
-from plansmith.planning.htn._pysearch import PySearchResult
+from plansmith.planning.htn._pysearch import PySearchResult, _push
 
 __all__ = ["GREEDY_STRATEGIES", "GTPYHOP_STRATEGIES", "seek_plan_gtpyhop"]
 
@@ -463,12 +463,6 @@ def _item_to_string(item: Any) -> str:
     if kind == "tuple":
         return str(tuple(str(x) for x in item))
     return str(item)
-
-
-def _push(items: Sequence[Any], rest: Linked) -> Linked:
-    for item in reversed(items):
-        rest = (item, rest)
-    return rest
 
 
 def _unlink(items: Linked) -> tuple[Any, ...]:
