@@ -3,7 +3,8 @@ servers, bench/chaos/): servers that take 2.5 s to start, each binding's timeout
 ``alpha`` SIGKILLs itself in the call ``fetch(c)`` while other fetches are in flight.
 Each call in flight fails ``transport_lost`` at once and is re-sent after the restart,
 which does not count against its timeout: the run succeeds, no step that had succeeded
-is called again, and the server is started twice (once, then restarted once)."""
+is called again (a call still in the pipe when the server died may reach it only once),
+and the server is started twice (once, then restarted once)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,12 @@ def test_a_killed_server_whose_restart_outlasts_the_timeout_does_not_fail_the_ru
     calls = Counter(r["key"] for r in log if r["event"] == "call")
     steps = {e["step"]: e for e in events if e["type"] == "StepSucceeded"}
     run_id = events[-1]["run_id"]
-    assert {k for k, n in calls.items() if n > 1} == {f"{run_id}/{s}" for s in retried}
+    again = {k for k, n in calls.items() if n > 1}
+    # Only a retried call is sent again, at most once more. A retried call need not reach the
+    # server twice: one still in the pipe when the server died was never read by it.
+    assert again <= {f"{run_id}/{s}" for s in retried}
+    assert max(calls.values()) <= 2
+    assert set(calls) == {f"{run_id}/{s}" for s in steps}
     assert len(steps) == 21
     starts = Counter(r["server"] for r in log if r["event"] == "start")
     assert starts == {"alpha": 2, "beta": 1}

@@ -357,3 +357,36 @@ async def test_engine_cancel_while_replanning_records_the_run_cancelled_and_stop
     assert "Replanned" not in seen
     assert seen[-2:] == ["RunCancelled", "RunFinished"]
     engine.close()
+
+
+# The planner's own thread is sent SIGTERM as the search begins: the kernel may hand a
+# signal sent to the process to any of its threads, and the event loop, asleep in the main
+# thread, must still wake to it.
+_MAIN_SIGNALLED_IN_THREAD = _MAIN.replace(
+    "        return searched(*args, **kwargs)",
+    "        import threading\n"
+    "        signal.pthread_kill(threading.get_ident(), signal.SIGTERM)\n"
+    "        return searched(*args, **kwargs)",
+)
+
+
+def test_a_signal_the_planners_thread_receives_still_stops_the_run_at_once(
+    tmp_path: Path,
+) -> None:
+    assert _MAIN_SIGNALLED_IN_THREAD != _MAIN
+    inputs = _slow_inputs(tmp_path)
+    command = [sys.executable, "-c", _MAIN_SIGNALLED_IN_THREAD, "run", *eh.files(inputs)]
+    command += ["--yes", "--json", *_home(tmp_path)]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    ) as proc:
+        try:
+            code, out, err = finish(proc, timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            finish(proc)
+            pytest.fail("the signal handed to the planner's thread did not wake the event loop")
+    assert code == 143, (err or b"").decode()
+    events = [json.loads(line) for line in (out or b"").decode().splitlines()]
+    assert [e["type"] for e in events] == ["RunCreated", "RunCancelled", "RunFinished"]
+    assert events[-1]["reason"] == "the engine was terminated (SIGTERM)"

@@ -263,3 +263,31 @@ async def test_an_answer_over_the_limit_fails_its_call_and_the_lines_after_it_ar
             assert held.structured == {"got": {"n": 1}}
             assert small.structured == {"pad": "x" * 500_000}
             assert pool._conns["raw"].generation == 1  # the same session went on
+
+
+class _FakeClientCancelledOnStart:
+    """A stand-in for the SDK's Client whose start ends with a cancellation of its own
+    (as the SDK's can when the server dies while it starts): no scope of the pool's is
+    cancelled."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    async def __aenter__(self) -> None:
+        await anyio.lowlevel.checkpoint()
+        raise anyio.get_cancelled_exc_class()("Cancelled via cancel scope")
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+async def test_a_start_ended_by_the_sdks_own_cancellation_is_a_start_error_not_a_cancel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import plansmith.servers._pool as pool_module
+
+    monkeypatch.setattr(pool_module, "Client", _FakeClientCancelledOnStart)
+    with anyio.fail_after(30):
+        async with ServerPool(sh.servers(sh.stdio())) as pool:
+            with pytest.raises(ServerStartError, match="ended while it started"):
+                await pool.start()

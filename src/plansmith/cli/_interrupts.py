@@ -131,10 +131,18 @@ class Interrupts:
         None when a signal stopped it before the engine had the run."""
         if self.caught:
             return None
-        self._loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
+        # While the loop runs, the loop's own handlers: a signal the kernel hands to another
+        # thread (the planner's) then still wakes the loop, through its wakeup pipe; a
+        # handler set with signal.signal alone runs only once the main thread wakes.
+        for sig in self._old:
+            loop.add_signal_handler(sig, self._handle, sig, None)
         try:
             with anyio.CancelScope() as self._scope:
                 return await body()
             return None
         finally:
+            for sig in self._old:
+                loop.remove_signal_handler(sig)
+                signal.signal(sig, self._handle)
             self._loop = None

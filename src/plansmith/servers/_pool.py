@@ -412,6 +412,14 @@ class ServerPool(CallByInvoke):
                 )
         except Exception as error:  # a start-up failure, reported by start()/call()
             conn.error = error
+        except anyio.get_cancelled_exc_class():
+            if _cancelled_here():
+                raise
+            # A server that dies while the SDK's client starts can end that start with a
+            # cancellation of the SDK's own: this task is not cancelled, the start failed.
+            conn.error = ExecutionError(
+                "the server ended while it started", hint="see its stderr above"
+            )
         finally:
             if errpipe is not None:  # the process has ended: the copier reads to its end
                 errpipe.close_child_end()
@@ -795,3 +803,9 @@ def to_tool_result(result: CallToolResult) -> ToolResult:
         bool(result.is_error),
         bool(meta.get(RETRYABLE_META_KEY)) if meta else False,
     )
+
+
+def _cancelled_here() -> bool:
+    """Whether a scope around the current task has been cancelled (anyio gives such a
+    task the effective deadline -inf)."""
+    return anyio.current_effective_deadline() == -math.inf
