@@ -189,9 +189,10 @@ class ServerPool(CallByInvoke):
     ) -> bool | None:
         await self.aclose()
         assert self._tg is not None
-        # The supervisors have ended; the body's own exception propagates as it is.
-        await self._tg.__aexit__(None, None, None)
-        return None
+        # The supervisors have ended (they raise nothing); the body's own exception
+        # propagates as it is, but for a cancellation of the task group's own scope,
+        # which the group ends here (raised on, it would cancel whoever holds the pool).
+        return await self._tg.__aexit__(et, e, tb)
 
     async def aclose(self) -> None:
         """Close every session; stdio servers get stdin closed (and SIGCONT), then SIGTERM,
@@ -413,10 +414,12 @@ class ServerPool(CallByInvoke):
         except Exception as error:  # a start-up failure, reported by start()/call()
             conn.error = error
         except anyio.get_cancelled_exc_class():
-            if _cancelled_here():
+            if self._closing or (self._tg is not None and self._tg.cancel_scope.cancel_called):
                 raise
             # A server that dies while the SDK's client starts can end that start with a
-            # cancellation of the SDK's own: this task is not cancelled, the start failed.
+            # cancellation of the SDK's own (whose scope it may leave entered, so the task's
+            # effective deadline says nothing): the pool did not cancel it, the start failed.
+            # Raised, it would cancel the pool's task group, and every server with it.
             conn.error = ExecutionError(
                 "the server ended while it started", hint="see its stderr above"
             )
@@ -803,9 +806,3 @@ def to_tool_result(result: CallToolResult) -> ToolResult:
         bool(result.is_error),
         bool(meta.get(RETRYABLE_META_KEY)) if meta else False,
     )
-
-
-def _cancelled_here() -> bool:
-    """Whether a scope around the current task has been cancelled (anyio gives such a
-    task the effective deadline -inf)."""
-    return anyio.current_effective_deadline() == -math.inf
