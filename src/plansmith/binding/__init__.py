@@ -1,6 +1,16 @@
 """Binding (pure): which live tool runs each plan step, with which arguments and policy."""
 
 from plansmith.binding._bind import PLACEHOLDER, StepKey, bind, merge_across_steps, step_key
+from plansmith.binding._context import (
+    ContextProducerMissingError,
+    ContextRef,
+    ContextReferenceError,
+    ContextSyntaxError,
+    ContextValueError,
+    context_placeholders,
+    parse_context,
+    resolve_context,
+)
 from plansmith.binding._extract import check_jsonpath, extract, reads_json, simple_path, singular
 from plansmith.binding._fact import (
     FactOutputMissingError,
@@ -62,6 +72,15 @@ __all__ = [
     "FactReferenceError",
     "FactProducerMissingError",
     "FactOutputMissingError",
+    # GTPyhop's ${context.NAME} placeholders in a step's arguments
+    "ContextRef",
+    "ContextReferenceError",
+    "ContextSyntaxError",
+    "ContextProducerMissingError",
+    "ContextValueError",
+    "parse_context",
+    "context_placeholders",
+    "resolve_context",
     "merge_across_steps",
     "step_key",
     "StepKey",

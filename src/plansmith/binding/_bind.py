@@ -6,6 +6,12 @@ import itertools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
+from plansmith.binding._context import (
+    ContextProducers,
+    bind_context,
+    bind_time_param,
+    context_type_checks,
+)
 from plansmith.binding._extract import check_jsonpath
 from plansmith.binding._fact import (
     FactOutputMissingError,
@@ -74,6 +80,9 @@ def bind(
     facts = FactProducers(
         domain, (available or {}).items(), ((step_key(s), s.id) for s in plan.steps)
     )
+    contexts = ContextProducers(
+        bindings, (available or {}).items(), ((step_key(s), s.id) for s in plan.steps)
+    )
     problems: list[PlansmithError] = []
     bound: list[BoundStep] = []
     references: dict[tuple[str, str], Location] = {}  # (step, producer) -> where named
@@ -98,6 +107,7 @@ def bind(
             env=env,
             producers_by_key=producers_by_key,
             facts=facts,
+            contexts=contexts,
             plan=plan,
             problems=problems,
             references=references,
@@ -198,6 +208,12 @@ def _not_a_ref_hint(inner: str) -> str:
         return f"an environment variable is written ${{env.{text[4:].strip()}}} in bindings"
     if text.startswith("run."):
         return "the run's fields are ${run.id} and ${run.dir}"
+    if text.startswith("context."):
+        return (
+            "GTPyhop's ${context.NAME} belongs in a plan step's argument, not in bindings:"
+            " send the parameter that holds it (${param}); it is then resolved to the"
+            " output NAME of an earlier step"
+        )
     return f"a reference is one of {_REF_FORMS}; for the text ${{{inner}}}, write $${{{inner}}}"
 
 
@@ -211,6 +227,7 @@ def _bind_step(
     env: Mapping[str, str],
     producers_by_key: Mapping[StepKey, str],
     facts: FactProducers,
+    contexts: ContextProducers,
     plan: Plan,
     problems: list[PlansmithError],
     references: dict[tuple[str, str], Location],
@@ -291,6 +308,23 @@ def _bind_step(
                 references.setdefault((step.id, found), where)
         if wrong is not None:
             problems.append(BindingError(wrong[0], location=where, hint=wrong[1]))
+    if any(isinstance(v, str) and "${" in v for v in params.values()):  # GTPyhop's ${context.X}
+        for edge in bind_context(
+            step_id=step.id,
+            consumer=f"{step.action}({', '.join(as_text(a) for a in step.args)})",
+            binding=binding,
+            params=params,
+            producers=contexts,
+            where=lambda pointer: here_argument(binding, pointer, step),
+            problems=problems,
+        ):
+            producers[edge.key] = edge.producer
+            references.setdefault((step.id, edge.producer), edge.where)
+        schema_params: Mapping[str, StepArg] = {
+            k: bind_time_param(v, PLACEHOLDER) for k, v in params.items()
+        }
+    else:
+        schema_params = params
     for pointer, key in keys_with_refs(binding.arguments):
         problems.append(
             BindingError(
@@ -303,12 +337,14 @@ def _bind_step(
     checks: tuple[TypeCheck, ...] = ()
     if tool is not None and tool.input_schema:  # checked whatever else is wrong: all at once
         try:
-            args_value = bind_time_arguments(binding.arguments, params, env)
+            args_value = bind_time_arguments(binding.arguments, schema_params, env)
         except BindingError:  # a text that is not a reference (said above)
             pass
         else:
             check_schema(args_value, tool.input_schema, binding, step, problems)
         checks = _type_checks(binding, tool.input_schema, known_types)
+        if schema_params is not params:
+            checks += context_type_checks(binding.arguments, tool.input_schema, params)
     if len(problems) > start:
         return None
     in_plan = {s.id for s in plan.steps}

@@ -133,7 +133,9 @@ class BoundStep:
     ``params`` maps the action's parameter names to the step's arguments;
     ``producers`` maps each output reference's text as written (``act(x).out``, or
     ``fact(p(x)).out``) to the id of the step that produces it (for a reference to a
-    fact, the last step before this one that makes it true); ``after`` is the plan's
+    fact, the last step before this one that makes it true; ``context.NAME`` for GTPyhop's
+    ``${context.NAME}`` in the step's arguments, the last step before it whose binding
+    declares the output ``NAME``); ``after`` is the plan's
     dependencies plus the data edges the references add. ``type_checks`` are the JSON
     types the tool's inputSchema declares for the arguments that are one output
     reference, to check with ``type_mismatch`` once they are rendered (worked out from

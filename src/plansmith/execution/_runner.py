@@ -42,6 +42,7 @@ from plansmith.binding import (
     reads_json,
     ref_text,
     render,
+    resolve_context,
     simple_path,
     type_mismatch,
 )
@@ -452,9 +453,15 @@ class Runner:
         return True
 
     def _resolve(self, bound: BoundStep) -> Callable[[Ref], JSONValue]:
+        def outputs_of(producer: str) -> object:
+            return self.emitter.unpack(self.state.outputs.get(producer, None))
+
         def resolve(ref: Ref) -> JSONish:  # a value as an output holds it (``JSONish``)
             if isinstance(ref, ParamRef):
-                return dict(bound.params)[ref.name]
+                value = dict(bound.params)[ref.name]
+                if isinstance(value, str) and "${" in value:  # GTPyhop's ${context.X}
+                    return resolve_context(value, bound.step.id, bound.producers, outputs_of)
+                return value
             if isinstance(ref, EnvRef):
                 value = self.env.get(ref.name)
                 if value is None:
