@@ -77,3 +77,27 @@ def test_demo_home_help_says_where_each_demo_keeps_its_runs() -> None:
     assert result.exit_code == 0, result.output
     out = " ".join(result.output.replace("│", " ").split())
     assert "bio: HOME/demo-bio (plansmith serve --home HOME/demo-bio)" in out
+
+
+@pytest.mark.skipif(SKIP_REASON is not None, reason=str(SKIP_REASON))
+def test_demo_dna_extraction_runs_the_96_channel_protocol_on_the_simulator(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("gtpyhop")
+    result = CliRunner().invoke(app, ["demo", "dna-extraction", "--home", str(tmp_path)])
+    out = " ".join(result.output.split())
+    assert result.exit_code == 0, out
+    assert "scenario_1_standard, 96-channel pipette" in out
+    assert "141 steps" in out
+    assert "failed steps: 0" in out
+    assert "simulator commands (get_run_log):" in out
+
+
+def test_demo_dna_extraction_refuses_a_scenario_it_does_not_have(tmp_path: Path) -> None:
+    if SKIP_REASON is not None:
+        pytest.skip(SKIP_REASON)
+    result = CliRunner().invoke(
+        app, ["demo", "dna-extraction", "--scenario", "4", "--home", str(tmp_path)]
+    )
+    assert result.exit_code == 2, result.output
+    assert "scenario must be 1 to 3" in result.output

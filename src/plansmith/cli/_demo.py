@@ -20,6 +20,7 @@ __all__: list[str] = []
 
 DEFAULT_DEMO = "lab"  # PCR prep planned by HTN and run on the Opentrons simulator
 BIO_DEMO = "bio-opentrons"  # GTPyhop's bio_opentrons, unchanged, run on the simulator
+DNA_DEMO = "dna-extraction"  # GTPyhop's Omega HDQ DNA extraction, on a 96-channel Flex
 
 
 def examples_dir() -> Path:
@@ -45,7 +46,8 @@ def demo_command(
         str,
         typer.Argument(
             help="`lab`: plan PCR prep and run it on the Opentrons simulator; "
-            "`bio-opentrons`: run GTPyhop's bio_opentrons there; `bio`: the full "
+            "`bio-opentrons`: run GTPyhop's bio_opentrons there; `dna-extraction`: run "
+            "GTPyhop's Omega HDQ DNA extraction there (Flex 96-channel); `bio`: the full "
             "family report on Biopython and BLAST+; or a shipped example "
             "(a folder under plansmith/examples, e.g. lab-prep) to plan and show."
         ),
@@ -54,16 +56,21 @@ def demo_command(
     channels: Annotated[int, typer.Option(help="lab: pipette channels (1 or 8).")] = 8,
     cycles: Annotated[int, typer.Option(help="lab: PCR cycles (1-99).")] = 30,
     scenario: Annotated[
-        int, typer.Option(help="bio-opentrons: scenario 1-6 (55 to 611 actions).")
-    ] = 6,
+        int | None,
+        typer.Option(
+            help="bio-opentrons: scenario 1-6 (55 to 611 actions; default 6); "
+            "dna-extraction: 1-3 (standard, dry run, manual mixing; default 1)."
+        ),
+    ] = None,
     tip_racks: Annotated[
         int, typer.Option(help="bio-opentrons: 2, or 1 to run out of tips and replan.")
     ] = 2,
     home: Annotated[
         Path,
         typer.Option(
-            help="where runs are stored: lab and bio-opentrons: HOME (plansmith serve --home "
-            "HOME); bio: HOME/demo-bio (plansmith serve --home HOME/demo-bio)."
+            help="where runs are stored: lab, bio-opentrons and dna-extraction: HOME "
+            "(plansmith serve --home HOME); bio: HOME/demo-bio "
+            "(plansmith serve --home HOME/demo-bio)."
         ),
     ] = Path(".plansmith"),
     blast_fails: Annotated[
@@ -73,9 +80,9 @@ def demo_command(
         Path | None,
         typer.Option(
             "--lab-python",
-            help="lab and bio-opentrons: the python of a venv with opentrons 9.1.2 and mcp "
-            "1.9.4 (default: $PLANSMITH_LAB_PYTHON, .venv-lab in a checkout, else one built "
-            "in the user cache directory on first use; see docs/lab.md).",
+            help="lab, bio-opentrons and dna-extraction: the python of a venv with opentrons "
+            "9.1.2 and mcp 1.9.4 (default: $PLANSMITH_LAB_PYTHON, .venv-lab in a checkout, "
+            "else one built in the user cache directory on first use; see docs/lab.md).",
         ),
     ] = None,
 ) -> None:
@@ -85,8 +92,12 @@ def demo_command(
 
         run_bio_demo(_console(), (home / "demo-bio").resolve(), blast_fails=blast_fails)
         return
-    if example in (DEFAULT_DEMO, BIO_DEMO):
-        from plansmith.cli._demo_lab import run_bio_opentrons_demo, run_lab_demo
+    if example in (DEFAULT_DEMO, BIO_DEMO, DNA_DEMO):
+        from plansmith.cli._demo_lab import (
+            run_bio_opentrons_demo,
+            run_dna_extraction_demo,
+            run_lab_demo,
+        )
 
         try:
             if example == DEFAULT_DEMO:
@@ -98,10 +109,17 @@ def demo_command(
                     home=home.resolve(),
                     lab_python=lab_python,
                 )
+            elif example == DNA_DEMO:
+                ok = run_dna_extraction_demo(
+                    _console(),
+                    scenario=1 if scenario is None else scenario,
+                    home=home.resolve(),
+                    lab_python=lab_python,
+                )
             else:
                 ok = run_bio_opentrons_demo(
                     _console(),
-                    scenario=scenario,
+                    scenario=6 if scenario is None else scenario,
                     tip_racks=tip_racks,
                     home=home.resolve(),
                     lab_python=lab_python,

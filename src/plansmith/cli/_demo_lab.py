@@ -25,7 +25,7 @@ from plansmith.model import Plan
 if TYPE_CHECKING:
     from plansmith.domains.lab.sim import LabRun
 
-__all__ = ["run_lab_demo", "run_bio_opentrons_demo", "plan_layers"]
+__all__ = ["run_lab_demo", "run_bio_opentrons_demo", "run_dna_extraction_demo", "plan_layers"]
 
 
 def plan_layers(plan: Plan) -> int:
@@ -115,6 +115,38 @@ def run_bio_opentrons_demo(
         console.print(f"  {escape(line)}")
     for note in run.replan_notes:
         console.print(f"[yellow]replan:[/yellow] {escape(note)}")
+    _report(console, run, home)
+    return run.stats.state == "succeeded"
+
+
+def run_dna_extraction_demo(
+    console: Console,
+    *,
+    scenario: int = 1,
+    home: Path | None = None,
+    lab_python: Path | None = None,
+) -> bool:
+    """Plan GTPyhop's Omega HDQ DNA extraction (scenario 1-3), map it to a Flex with the
+    96-channel pipette and run it; True if it succeeded."""
+    from plansmith.domains.lab.sim import OMEGA_SCENARIOS, plan_omega, require_lab_venv, run_omega
+
+    if not 1 <= scenario <= len(OMEGA_SCENARIOS):
+        raise ValueError(f"scenario must be 1 to {len(OMEGA_SCENARIOS)}")
+    python = require_lab_venv(build=True, python=lab_python)
+    home = home or Path(tempfile.mkdtemp(prefix="plansmith-lab-demo-"))
+    name = OMEGA_SCENARIOS[scenario - 1]
+    console.rule(f"[bold]plansmith demo dna-extraction: {name}, 96-channel pipette")
+    started = time.perf_counter()
+    plan, _, _ = plan_omega(name)
+    _show_plan(console, plan, (time.perf_counter() - started) * 1000)
+    run = _with_progress(
+        console,
+        len(plan.steps) + 1,  # and the deck set-up
+        lambda on: run_omega(name, home=home, subscribe=on, lab_python=python),
+    )
+    console.print("[bold]names mapped to the Flex:[/bold]")
+    for line in run.mappings:
+        console.print(f"  {escape(line)}")
     _report(console, run, home)
     return run.stats.state == "succeeded"
 

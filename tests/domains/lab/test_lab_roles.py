@@ -28,8 +28,11 @@ MOVEMENT = {
     "move_to_well",
     "move_labware",
     "replace_tip_rack",
+    "load_waste_chute",
+    "return_tip",
+    "home",
 }
-LIQUID = {"aspirate", "dispense", "mix", "blow_out"}
+LIQUID = {"aspirate", "dispense", "mix", "blow_out", "air_gap", "set_flow_rate"}
 MODULES = {
     "load_module",
     "set_up_deck",
@@ -47,6 +50,7 @@ MODULES = {
     "heater_shaker_stop_shaking",
     "heater_shaker_set_latch",
     "heater_shaker_deactivate",
+    "delay",
 }
 
 

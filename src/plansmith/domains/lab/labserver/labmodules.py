@@ -1,4 +1,5 @@
-"""The module tools of the simulated Flex: thermocycler, temperature module, heater-shaker."""
+"""The module tools of the simulated Flex: thermocycler, temperature module, heater-shaker;
+and the protocol's delay."""
 
 from __future__ import annotations
 
@@ -29,6 +30,15 @@ class ModuleTools(Deck):
         name = self.fresh_name(name, kind)
         self.add_module(name, module)
         return {"name": name, "kind": kind, "location": self.module_slots[name][0]}
+
+    def tool_delay(
+        self, minutes: Any = 0, seconds: Any = 0, message: str | None = None
+    ) -> dict[str, Any]:
+        mins, secs = number(minutes, "minutes"), number(seconds, "seconds")
+        if mins < 0 or secs < 0:
+            raise RobotError("a delay cannot be negative")
+        self.ctx.delay(seconds=secs, minutes=mins, msg=message)
+        return {"minutes": mins, "seconds": secs, "message": message}
 
     def _module_result(self, name: str) -> dict[str, Any]:
         return {"module": name, **module_status(self.ctx, self.module(name, ""))}

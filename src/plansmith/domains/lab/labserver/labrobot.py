@@ -177,6 +177,11 @@ class Robot(ModuleTools):
         self.trash[name] = (self.ctx.load_trash_bin(slot), slot)
         return {"name": name, "location": slot}
 
+    def tool_load_waste_chute(self, name: str = "waste_chute") -> dict[str, Any]:
+        name = self.fresh_name(name, "waste_chute")
+        self.trash[name] = (self.ctx.load_waste_chute(), "D3")
+        return {"name": name, "location": "D3"}
+
     def tool_load_instrument(
         self,
         instrument_name: str,
@@ -237,6 +242,21 @@ class Robot(ModuleTools):
         p.drop_tip(target)
         return {"pipette": pipette, "location": f"{well or 'A1'} of {self.name_of(target.parent)}"}
 
+    def tool_return_tip(self, pipette: str) -> dict[str, Any]:
+        p = self.pipette(pipette)
+        source = self._tip_source(p)  # read before: the pipette forgets it once the tips are back
+        if not p.has_tip:
+            raise RobotError(f"pipette {pipette!r} has no tips to return")
+        p.return_tip()
+        return {"pipette": pipette, **source}
+
+    def tool_home(self, pipette: str | None = None) -> dict[str, Any]:
+        if pipette is None:
+            self.ctx.home()
+            return {"homed": "robot"}
+        self.pipette(pipette).home()
+        return {"homed": pipette}
+
     def tool_move_to_well(
         self, pipette: str, labware: str, well: str, position: str = "top", z: Any = 0
     ) -> dict[str, Any]:
@@ -269,10 +289,14 @@ class Robot(ModuleTools):
         modules: list[dict[str, Any]] | None = None,
         trash_bins: list[str] | None = None,
         labware: list[dict[str, Any]] | None = None,
+        adapters: list[dict[str, Any]] | None = None,
+        pipettes: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         loaded = [self.tool_load_module(**module)["name"] for module in modules or []]
+        loaded += [self.tool_load_adapter(**item)["name"] for item in adapters or []]
         loaded += [self.tool_load_trash_bin(slot)["name"] for slot in trash_bins or []]
         loaded += [self.tool_load_labware(**item)["name"] for item in labware or []]
+        loaded += [self.tool_load_instrument(**item)["name"] for item in pipettes or []]
         return {"loaded": loaded}
 
     def tool_replace_tip_rack(self, tip_rack: str) -> dict[str, Any]:
@@ -331,6 +355,36 @@ class Robot(ModuleTools):
             "repetitions": times,
             "volume": amount,
             **self._liquid(p, lw, well),
+        }
+
+    def tool_air_gap(self, pipette: str, volume: Any, height: Any = None) -> dict[str, Any]:
+        p = self.pipette(pipette)
+        amount = number(volume, "volume")
+        if height is None:
+            p.air_gap(amount)
+        else:
+            p.air_gap(amount, height=number(height, "height"))
+        return {"pipette": pipette, "volume": amount, "current_volume": p.current_volume}
+
+    def tool_set_flow_rate(
+        self, pipette: str, aspirate: Any = None, dispense: Any = None, blow_out: Any = None
+    ) -> dict[str, Any]:
+        p = self.pipette(pipette)
+        rates = {"aspirate": aspirate, "dispense": dispense, "blow_out": blow_out}
+        if all(v is None for v in rates.values()):
+            raise RobotError("give at least one of aspirate, dispense and blow_out")
+        for what, value in rates.items():
+            if value is not None:
+                rate = number(value, what)
+                if rate <= 0:
+                    raise RobotError(f"the {what} flow rate must be above 0, not {value!r}")
+                setattr(p.flow_rate, what, rate)
+        flow = p.flow_rate
+        return {
+            "pipette": pipette,
+            "aspirate": flow.aspirate,
+            "dispense": flow.dispense,
+            "blow_out": flow.blow_out,
         }
 
     def tool_blow_out(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict  # pydantic needs it on Python < 3.12
 
@@ -28,6 +28,7 @@ __all__ = [
     "ProfileStep",
     "DeckModule",
     "DeckLabware",
+    "DeckPipette",
     "ToolSpec",
     "TOOLS",
     "tools_for",
@@ -56,11 +57,22 @@ class DeckModule(TypedDict):
 
 
 class DeckLabware(TypedDict):
-    """Labware for ``set_up_deck``: its load name, where it goes and its name."""
+    """Labware for ``set_up_deck``: its load name, where it goes and its name; ``adapter``:
+    an adapter to load under it (named ``<name>_adapter``)."""
 
     load_name: str
     location: str
     name: str
+    adapter: NotRequired[str]
+
+
+class DeckPipette(TypedDict):
+    """A pipette for ``set_up_deck``: its instrument name, mount, name and tip racks."""
+
+    instrument_name: str
+    mount: Literal["left", "right"]
+    name: NotRequired[str]
+    tip_racks: NotRequired[list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +211,24 @@ def move_labware(*, labware: str, location: str, use_gripper: bool = True) -> No
 
 
 @_tool("movement")
+def load_waste_chute(*, name: str = "waste_chute") -> None:
+    """Load the waste chute (it takes slot D3, which must be free); tips are dropped there."""
+
+
+@_tool("movement")
+def return_tip(*, pipette: str) -> None:
+    """Put the tips back where they were picked up from (a 96-channel pipette: the whole rack).
+
+    A later ``pick_up_tip`` at that ``well`` takes the same tips again.
+    """
+
+
+@_tool("movement")
+def home(*, pipette: str | None = None) -> None:
+    """Home the pipette's plunger and its mount (``pipette``), or the whole robot."""
+
+
+@_tool("movement")
 def replace_tip_rack(*, tip_rack: str) -> None:
     """Replace a used tip rack by a full one of the same kind, in the same place.
 
@@ -230,6 +260,22 @@ def blow_out(*, pipette: str, labware: str | None = None, well: str | None = Non
     """Blow out what is left in the tips: into ``well`` of ``labware``, or where the pipette is."""
 
 
+@_tool("liquid")
+def air_gap(*, pipette: str, volume: Number, height: Number | None = None) -> None:
+    """Draw ``volume`` µL of air into the tips, ``height`` mm above the top of the last well."""
+
+
+@_tool("liquid")
+def set_flow_rate(
+    *,
+    pipette: str,
+    aspirate: Number | None = None,
+    dispense: Number | None = None,
+    blow_out: Number | None = None,
+) -> None:
+    """Set the pipette's flow rates (µL/s) for aspirate, dispense and blow-out; unset ones stay."""
+
+
 # --- modules --------------------------------------------------------------------------
 
 
@@ -239,11 +285,15 @@ def set_up_deck(
     modules: list[DeckModule] | None = None,
     trash_bins: list[str] | None = None,
     labware: list[DeckLabware] | None = None,
+    adapters: list[DeckLabware] | None = None,
+    pipettes: list[DeckPipette] | None = None,
 ) -> None:
-    """Set up the deck in one call: load the modules, then the trash bins, then the labware.
+    """Set up the deck in one call: load the modules, the adapters (on a slot or a module),
+    the trash bins, the labware, then the pipettes.
 
     For a plan whose first action stands for "the robot is ready" (bio_opentrons'
-    ``a_initialize_servers``): the modules and bins it assumes but never loads.
+    ``a_initialize_servers``), or that assumes a deck it never loads (the Omega HDQ
+    DNA extraction): the modules, bins, labware and pipettes it assumes.
     Each load is checked as by its own tool; a refused load stops the set-up and
     keeps what was loaded before it.
     """
@@ -257,6 +307,11 @@ def load_module(*, model: str, location: str | None = None, name: str | None = N
     ``name`` defaults to its kind: ``thermocycler``, ``temperature_module``,
     ``heater_shaker`` or ``magnetic_block``.
     """
+
+
+@_tool("modules")
+def delay(*, minutes: Number = 0, seconds: Number = 0, message: str | None = None) -> None:
+    """Wait ``minutes`` and ``seconds`` (the protocol's delay; the simulator does not wait)."""
 
 
 @_tool("modules")

@@ -1,4 +1,5 @@
-"""Lab plans on the Opentrons simulator: GTPyhop's ``bio_opentrons`` mapped to a Flex, runs
+"""Lab plans on the Opentrons simulator: GTPyhop's ``bio_opentrons`` and Omega HDQ DNA
+extraction mapped to a Flex, runs
 over the lab server's three role servers, run statistics, and the tip-exhaustion replan.
 
 Kept apart from ``plansmith.domains.lab`` (standard library only) because this
@@ -15,7 +16,7 @@ from plansmith.domains.lab.sim._bio import (
     plan_scenario,
     read_mapping,
 )
-from plansmith.domains.lab.sim._labrun import LabRun, run_bio, run_pcr, run_plan
+from plansmith.domains.lab.sim._labrun import LabRun, run_bio, run_omega, run_pcr, run_plan
 from plansmith.domains.lab.sim._labservers import (
     LAB_PYTHON,
     LAB_PYTHON_ENV,
@@ -27,7 +28,18 @@ from plansmith.domains.lab.sim._labservers import (
     require_lab_venv,
     servers_config,
     simulator_command_count,
+    simulator_deck,
+    simulator_run_log,
     write_servers,
+)
+from plansmith.domains.lab.sim._omega import (
+    OMEGA_BINDINGS,
+    OMEGA_SCENARIOS,
+    OmegaMapping,
+    omega_folder,
+    omega_plan,
+    plan_omega,
+    read_omega_mapping,
 )
 from plansmith.domains.lab.sim._stats import RunStats
 from plansmith.domains.lab.sim._tips import OUT_OF_TIPS, tip_replanner
@@ -42,11 +54,20 @@ __all__ = [
     "read_mapping",
     "flex_plan",
     "one_rack",
+    # GTPyhop's Omega HDQ DNA extraction on a Flex (96-channel)
+    "OMEGA_BINDINGS",
+    "OMEGA_SCENARIOS",
+    "OmegaMapping",
+    "omega_folder",
+    "plan_omega",
+    "read_omega_mapping",
+    "omega_plan",
     # running lab plans on the simulator
     "LabRun",
     "RunStats",
     "run_plan",
     "run_bio",
+    "run_omega",
     "run_pcr",
     "tip_replanner",
     "OUT_OF_TIPS",
@@ -62,4 +83,6 @@ __all__ = [
     "write_servers",
     "observe",
     "simulator_command_count",
+    "simulator_run_log",
+    "simulator_deck",
 ]

@@ -1,6 +1,6 @@
 """Run lab plans on the simulator: ``run_pcr`` through ``Engine.run``, ``run_plan`` through
 ``Engine.run_plan`` for a plan the engine cannot load from files (GTPyhop's
-``bio_opentrons``).
+``bio_opentrons``: ``run_bio``; its Omega HDQ DNA extraction: ``run_omega``).
 
 Both start the role servers the plan uses on a fresh robot, under the run's lease and
 traced when tracing is on, feed every event to a ``RunStats`` (and to ``subscribe``),
@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from plansmith.binding import Bindings, ToolCatalog, load_bindings
 from plansmith.domains.lab import PCR_BINDINGS, PCR_DOMAIN
@@ -24,7 +25,19 @@ from plansmith.domains.lab.sim._bio import (
     plan_scenario,
     read_mapping,
 )
-from plansmith.domains.lab.sim._labservers import observe, simulator_command_count, write_servers
+from plansmith.domains.lab.sim._labservers import (
+    observe,
+    simulator_command_count,
+    simulator_deck,
+    simulator_run_log,
+    write_servers,
+)
+from plansmith.domains.lab.sim._omega import (
+    OMEGA_BINDINGS,
+    omega_plan,
+    plan_omega,
+    read_omega_mapping,
+)
 from plansmith.domains.lab.sim._stats import RunStats
 from plansmith.domains.lab.sim._tips import tip_replanner
 from plansmith.engine import Engine, RunInputs
@@ -32,7 +45,7 @@ from plansmith.execution import Event, PlanReady, ReplanFn, TraceSetup
 from plansmith.model import Domain, JSONValue, Plan
 from plansmith.servers import load_servers
 
-__all__ = ["LabRun", "run_plan", "run_bio", "run_pcr"]
+__all__ = ["LabRun", "run_plan", "run_bio", "run_omega", "run_pcr"]
 
 Subscriber = Callable[[Event], None]
 BIO_TIP_RACKS = ("tips_1000", "tips_1000_reserve")  # as named in bio_opentrons/bindings.yaml
@@ -40,13 +53,16 @@ BIO_TIP_RACKS = ("tips_1000", "tips_1000_reserve")  # as named in bio_opentrons/
 
 @dataclass(slots=True)
 class LabRun:
-    """A finished lab run: its id, plan, statistics, and the mappings it used."""
+    """A finished lab run: its id, plan, statistics, and the mappings it used; with
+    ``keep_log``, the simulator's run log and its deck when the run was over."""
 
     run_id: str
     plan: Plan
     stats: RunStats
     mappings: list[str] = field(default_factory=list)
     replan_notes: list[str] = field(default_factory=list)
+    run_log: list[str] = field(default_factory=list)
+    deck: dict[str, Any] = field(default_factory=dict)
 
 
 def _fanout(stats: RunStats, subscribe: Subscriber | None) -> Subscriber:
@@ -69,6 +85,7 @@ async def run_plan(
     max_parallel: int = 1,
     lab_python: Path | None = None,
     tracing: TraceSetup | None = None,
+    keep_log: bool = False,
 ) -> LabRun:
     """Bind ``plan`` to the role servers of a fresh robot, record it, and run it
     (``Engine.run_plan``, approved by the person who asked for the run; traced by
@@ -76,7 +93,8 @@ async def run_plan(
 
     ``replace_racks``: tip racks that a replan may replace when a pick-up runs out
     of tips (none: no replanning). ``lab_python``: the lab venv's python (default:
-    ``lab_python()``, see ``plansmith.domains.lab.sim``).
+    ``lab_python()``, see ``plansmith.domains.lab.sim``). ``keep_log``: read the
+    simulator's run log and deck state into the result before the robot goes away.
     """
     engine = Engine(home, tracing=tracing)
     run_id = engine.new_run_id()
@@ -119,6 +137,9 @@ async def run_plan(
                 replan=replanner,
             )
             stats.commands = await simulator_command_count(observer)
+            if keep_log:
+                done.run_log = await simulator_run_log(observer)
+                done.deck = await simulator_deck(observer)
     finally:
         engine.close()
     return done
@@ -155,6 +176,35 @@ async def run_bio(
     if tip_racks == 1:
         run.mappings = [m for m in run.mappings if not m.startswith("reserve tip rack")]
         run.mappings.append("tip racks: one, tips_1000 at C1, as the domain has it")
+    return run
+
+
+async def run_omega(
+    scenario: str,
+    *,
+    home: Path,
+    subscribe: Subscriber | None = None,
+    lab_python: Path | None = None,
+    tracing: TraceSetup | None = None,
+    keep_log: bool = False,
+) -> LabRun:
+    """Plan an Omega HDQ DNA extraction scenario (``OMEGA_SCENARIOS``), map it to the
+    Flex with the 96-channel pipette, set up the deck, and run it (``keep_log``: see
+    ``run_plan``)."""
+    gtpyhop_plan, py_domain, heater_shaker = plan_omega(scenario)
+    mapping = read_omega_mapping(OMEGA_BINDINGS)
+    plan, domain = omega_plan(gtpyhop_plan, py_domain, mapping, heater_shaker=heater_shaker)
+    run = await run_plan(
+        plan,
+        domain,
+        load_bindings(OMEGA_BINDINGS),
+        home=home,
+        subscribe=subscribe,
+        lab_python=lab_python,
+        tracing=tracing,
+        keep_log=keep_log,
+    )
+    run.mappings = mapping.lines(heater_shaker=heater_shaker)
     return run
 
 

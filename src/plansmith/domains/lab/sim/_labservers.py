@@ -14,6 +14,7 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from plansmith.domains.lab._labenv import (
     LAB_PYTHON_ENV,
@@ -38,6 +39,8 @@ __all__ = [
     "write_servers",
     "observe",
     "simulator_command_count",
+    "simulator_run_log",
+    "simulator_deck",
 ]
 
 _LAB_DIR = SERVER_SCRIPT.parent
@@ -107,3 +110,17 @@ async def simulator_command_count(pool: ServerPool) -> int:
     result = await pool.call("observer", "get_run_log", {"since": 0, "limit": 0})
     data = json.loads(result.text)
     return int(data["count"])
+
+
+async def simulator_run_log(pool: ServerPool) -> list[str]:
+    """The simulator's whole run log (its command texts), from ``get_run_log``."""
+    count = await simulator_command_count(pool)
+    result = await pool.call("observer", "get_run_log", {"since": 0, "limit": count})
+    return [str(c) for c in json.loads(result.text)["commands"]]
+
+
+async def simulator_deck(pool: ServerPool) -> dict[str, Any]:
+    """The simulator's deck, from ``get_deck_state``."""
+    result = await pool.call("observer", "get_deck_state", {})
+    deck: dict[str, Any] = json.loads(result.text)
+    return deck
