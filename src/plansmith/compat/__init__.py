@@ -15,9 +15,12 @@ if TYPE_CHECKING:
     from plansmith.compat import gtpyhop
     from plansmith.compat._gtpyhop_plan import planner_strategy
 
-from plansmith.compat._gtpyhop_import import installed_gtpyhop_dirs  # stdlib only
+from plansmith.compat._gtpyhop_import import (  # stdlib only
+    installed_gtpyhop_dirs,
+    mcp_orchestration_example,
+)
 
-__all__ = ["gtpyhop", "installed_gtpyhop_dirs", "planner_strategy"]
+__all__ = ["gtpyhop", "installed_gtpyhop_dirs", "mcp_orchestration_example", "planner_strategy"]
 
 
 def __getattr__(name: str) -> object:

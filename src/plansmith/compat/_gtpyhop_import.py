@@ -27,6 +27,7 @@ import importlib.abc
 import importlib.machinery
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -56,6 +57,27 @@ def installed_gtpyhop_dirs() -> list[str]:
     if spec is None or spec.submodule_search_locations is None:
         return []
     return list(spec.submodule_search_locations)
+
+
+def mcp_orchestration_example(name: str) -> Path:
+    """The folder of GTPyhop's example ``examples/mcp-orchestration/NAME`` in the installed
+    GTPyhop package (not imported). ``InputError`` when GTPyhop or the example is not
+    there, with what to install."""
+    from plansmith.errors import InputError, Location  # noqa: PLC0415 - stdlib-only module
+
+    dirs = installed_gtpyhop_dirs()
+    if not dirs:
+        raise InputError(
+            "gtpyhop is not installed", hint="pip install gtpyhop==2.0.2 (its examples hold it)"
+        )
+    folder = Path(dirs[0]) / "examples" / "mcp-orchestration" / name
+    if not (folder / "domain.py").is_file():
+        raise InputError(
+            f"no {name} example in {folder.parent}",
+            location=Location(str(folder)),
+            hint=f"install gtpyhop==2.0.2, which ships examples/mcp-orchestration/{name}",
+        )
+    return folder
 
 
 class _Facade(importlib.abc.Loader):

@@ -8,6 +8,7 @@ from plansmith._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from plansmith.formats._gtpyhop import (
+        action_domain,
         load_gtpyhop_package,
         load_gtpyhop_problems,
         py_domain_of,
@@ -37,6 +38,7 @@ __all__ = [
     "load_gtpyhop_package",
     "load_gtpyhop_problems",
     "py_domain_of",
+    "action_domain",
     # plans
     "plan_to_json",
     "parse_plan_json",
@@ -52,6 +54,7 @@ __getattr__ = lazy_exports(
             "load_gtpyhop_package",
             "load_gtpyhop_problems",
             "py_domain_of",
+            "action_domain",
         ),
         "plansmith.formats._load": (
             "SYNTAXES",

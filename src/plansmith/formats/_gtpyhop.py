@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
+import inspect
 import io
 import itertools
 import sys
@@ -27,9 +28,9 @@ from types import ModuleType, TracebackType
 from typing import Any
 
 from plansmith.errors import DomainError, InputError, Location, ParseError, ProblemError
-from plansmith.model import PyDomain, PyProblem
+from plansmith.model import ActionSchema, Domain, PyDomain, PyProblem, TypedName
 
-__all__ = ["load_gtpyhop_package", "load_gtpyhop_problems", "py_domain_of"]
+__all__ = ["load_gtpyhop_package", "load_gtpyhop_problems", "py_domain_of", "action_domain"]
 
 _PACKAGE = "_plansmith_gtpyhop_package_{}"
 _COUNTER = itertools.count(1)
@@ -287,3 +288,22 @@ def _todo(
         location=Location(file),
         hint="give a list of tasks and goals, a Multigoal, or a dict of goals",
     )
+
+
+def action_domain(domain: PyDomain) -> Domain:
+    """An action-only domain of a GTPyhop domain, to bind its plans with: each action's
+    parameters are its function's, after ``state`` (``a_search_disease(state, query,
+    size=25)`` has ``query`` and ``size``; a step gives the first ones, as it was
+    planned). Its methods are not in it: a bound plan needs only its actions."""
+    actions = tuple(
+        ActionSchema(name, tuple(TypedName(p) for p in tuple(_signature(fn))[1:]))
+        for name, fn in domain.actions
+    )
+    return Domain(domain.name, actions=actions, source=domain.source)
+
+
+def _signature(function: Any) -> Mapping[str, inspect.Parameter]:
+    try:
+        return inspect.signature(function).parameters
+    except (TypeError, ValueError):  # a callable without one: no parameters known
+        return {}

@@ -189,10 +189,14 @@ class ServerPool(CallByInvoke):
     ) -> bool | None:
         await self.aclose()
         assert self._tg is not None
-        # The supervisors have ended (they raise nothing); the body's own exception
-        # propagates as it is, but for a cancellation of the task group's own scope,
-        # which the group ends here (raised on, it would cancel whoever holds the pool).
-        return await self._tg.__aexit__(et, e, tb)
+        # The supervisors have ended (they raise nothing). The body's own exception
+        # propagates as it is (given to the group, it would come out in a group of its
+        # own), but for a cancellation: one of the group's own scope ends here (raised
+        # on, it would cancel whoever holds the pool), any other goes on.
+        if isinstance(e, anyio.get_cancelled_exc_class()):
+            return await self._tg.__aexit__(et, e, tb)
+        await self._tg.__aexit__(None, None, None)
+        return None
 
     async def aclose(self) -> None:
         """Close every session; stdio servers get stdin closed (and SIGCONT), then SIGTERM,

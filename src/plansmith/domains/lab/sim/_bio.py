@@ -10,7 +10,6 @@ ordinary plan over a small action-only domain, which ``bind()`` binds.
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import json
 from dataclasses import dataclass, replace
@@ -19,7 +18,8 @@ from pathlib import Path
 import yaml
 
 from plansmith.binding import Binding, Bindings
-from plansmith.errors import BindingError, InputError, Location
+from plansmith.compat import mcp_orchestration_example
+from plansmith.errors import BindingError, Location
 from plansmith.model import ActionSchema, Domain, Plan, PyDomain, Step, TypedName
 
 __all__ = [
@@ -59,19 +59,7 @@ class FlexMapping:
 
 def bio_opentrons_folder() -> Path:
     """The ``bio_opentrons`` folder of the installed gtpyhop package."""
-    spec = importlib.util.find_spec("gtpyhop")
-    if spec is None or spec.origin is None:
-        raise InputError(
-            "gtpyhop is not installed", hint="pip install gtpyhop==2.0.2 (its examples hold it)"
-        )
-    folder = Path(spec.origin).parent / "examples" / "mcp-orchestration" / "bio_opentrons"
-    if not (folder / "domain.py").is_file():
-        raise InputError(
-            f"no bio_opentrons example in {folder.parent}",
-            location=Location(str(folder)),
-            hint="install gtpyhop==2.0.2, which ships examples/mcp-orchestration/bio_opentrons",
-        )
-    return folder
+    return mcp_orchestration_example("bio_opentrons")
 
 
 def plan_scenario(name: str) -> tuple[Plan, PyDomain]:

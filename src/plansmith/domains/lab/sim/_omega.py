@@ -12,7 +12,6 @@ for a problem without the heater-shaker.
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import json
 from dataclasses import dataclass, replace
@@ -20,7 +19,8 @@ from pathlib import Path
 
 import yaml
 
-from plansmith.errors import BindingError, InputError, Location
+from plansmith.compat import mcp_orchestration_example
+from plansmith.errors import BindingError, Location
 from plansmith.model import ActionSchema, Domain, Plan, PyDomain, Step, StepArg, TypedName
 
 __all__ = [
@@ -59,19 +59,7 @@ class OmegaMapping:
 
 def omega_folder() -> Path:
     """The ``omega_hdq_dna_bacteria_flex_96_channel`` folder of the installed gtpyhop."""
-    spec = importlib.util.find_spec("gtpyhop")
-    if spec is None or spec.origin is None:
-        raise InputError(
-            "gtpyhop is not installed", hint="pip install gtpyhop==2.0.2 (its examples hold it)"
-        )
-    folder = Path(spec.origin).parent / "examples" / "mcp-orchestration" / _EXAMPLE
-    if not (folder / "domain.py").is_file():
-        raise InputError(
-            f"no {_EXAMPLE} example in {folder.parent}",
-            location=Location(str(folder)),
-            hint=f"install gtpyhop==2.0.2, which ships examples/mcp-orchestration/{_EXAMPLE}",
-        )
-    return folder
+    return mcp_orchestration_example(_EXAMPLE)
 
 
 def plan_omega(name: str) -> tuple[Plan, PyDomain, bool]:
