@@ -18,6 +18,7 @@ ORDER = [
     "bench_htn.py",
     "bench_executor.py",
     "bench_lab.py",
+    "bench_drug_target.py",
     "bench_bio.py",
     "bench_warm.py",
     "bench_corpus.py",

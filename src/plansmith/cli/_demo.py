@@ -21,6 +21,7 @@ __all__: list[str] = []
 DEFAULT_DEMO = "lab"  # PCR prep planned by HTN and run on the Opentrons simulator
 BIO_DEMO = "bio-opentrons"  # GTPyhop's bio_opentrons, unchanged, run on the simulator
 DNA_DEMO = "dna-extraction"  # GTPyhop's Omega HDQ DNA extraction, on a 96-channel Flex
+DRUG_DEMO = "drug-target"  # GTPyhop's drug target discovery over eight servers
 
 
 def examples_dir() -> Path:
@@ -47,7 +48,8 @@ def demo_command(
         typer.Argument(
             help="`lab`: plan PCR prep and run it on the Opentrons simulator; "
             "`bio-opentrons`: run GTPyhop's bio_opentrons there; `dna-extraction`: run "
-            "GTPyhop's Omega HDQ DNA extraction there (Flex 96-channel); `bio`: the full "
+            "GTPyhop's Omega HDQ DNA extraction there (Flex 96-channel); `drug-target`: "
+            "GTPyhop's drug target discovery over eight biomedical servers; `bio`: the full "
             "family report on Biopython and BLAST+; or a shipped example "
             "(a folder under plansmith/examples, e.g. lab-prep) to plan and show."
         ),
@@ -59,7 +61,8 @@ def demo_command(
         int | None,
         typer.Option(
             help="bio-opentrons: scenario 1-6 (55 to 611 actions; default 6); "
-            "dna-extraction: 1-3 (standard, dry run, manual mixing; default 1)."
+            "dna-extraction: 1-3 (standard, dry run, manual mixing; default 1); "
+            "drug-target: 1-3 (breast cancer, Alzheimer's, type 2 diabetes; default 1)."
         ),
     ] = None,
     tip_racks: Annotated[
@@ -68,7 +71,7 @@ def demo_command(
     home: Annotated[
         Path,
         typer.Option(
-            help="where runs are stored: lab, bio-opentrons and dna-extraction: HOME "
+            help="where runs are stored: lab, bio-opentrons, dna-extraction and drug-target: HOME "
             "(plansmith serve --home HOME); bio: HOME/demo-bio "
             "(plansmith serve --home HOME/demo-bio)."
         ),
@@ -91,6 +94,18 @@ def demo_command(
         from plansmith.cli._demo_bio import run_bio_demo
 
         run_bio_demo(_console(), (home / "demo-bio").resolve(), blast_fails=blast_fails)
+        return
+    if example == DRUG_DEMO:
+        from plansmith.cli._demo_drugtarget import run_drug_target_demo
+
+        try:
+            ok = run_drug_target_demo(
+                _console(), scenario=1 if scenario is None else scenario, home=home.resolve()
+            )
+        except ValueError as error:  # an option out of range
+            raise InputError(str(error), hint="see `plansmith demo --help`") from None
+        if not ok:
+            raise typer.Exit(1)
         return
     if example in (DEFAULT_DEMO, BIO_DEMO, DNA_DEMO):
         from plansmith.cli._demo_lab import (
