@@ -28,6 +28,15 @@ from plansmith.domains.drugtarget._base import (
     reply,
 )
 
+__all__ = [
+    "STYLE",
+    "HANDLERS",
+    "get_structure",
+    "download_structure",
+    "check_availability",
+    "get_prediction_metadata",
+]
+
 STYLE: Style = "throw"
 
 

@@ -34,6 +34,20 @@ from plansmith.domains.drugtarget._base import (
     words,
 )
 
+__all__ = [
+    "STYLE",
+    "HANDLERS",
+    "search_compounds",
+    "get_compound_info",
+    "search_targets",
+    "get_target_info",
+    "get_target_compounds",
+    "search_by_uniprot",
+    "search_activities",
+    "get_mechanism_of_action",
+    "search_drugs",
+]
+
 STYLE: Style = "wrap"
 
 

@@ -34,6 +34,20 @@ from plansmith.domains.drugtarget._base import (
     words,
 )
 
+__all__ = [
+    "STYLE",
+    "HANDLERS",
+    "parse_entry",
+    "parse_list",
+    "search_pathways",
+    "get_pathway_info",
+    "get_pathway_genes",
+    "search_genes",
+    "get_gene_info",
+    "convert_identifiers",
+    "find_related_entries",
+]
+
 STYLE: Style = "wrap"
 
 _ORG = "Homo sapiens (human)"

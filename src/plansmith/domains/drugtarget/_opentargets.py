@@ -32,6 +32,17 @@ from plansmith.domains.drugtarget._base import (
     words,
 )
 
+__all__ = [
+    "STYLE",
+    "HANDLERS",
+    "search_targets",
+    "search_diseases",
+    "get_target_disease_associations",
+    "get_disease_targets_summary",
+    "get_target_details",
+    "get_disease_details",
+]
+
 STYLE: Style = "throw"
 
 

@@ -36,6 +36,16 @@ from plansmith.domains.drugtarget._base import (
     words,
 )
 
+__all__ = [
+    "STYLE",
+    "HANDLERS",
+    "search_structures",
+    "get_structure_info",
+    "download_structure",
+    "search_by_uniprot",
+    "get_structure_quality",
+]
+
 STYLE: Style = "throw"
 
 _PDB_ID = re.compile(r"^[0-9][a-zA-Z0-9]{3}\Z")

@@ -28,6 +28,16 @@ from plansmith.domains.drugtarget._base import (
     words,
 )
 
+__all__ = [
+    "STYLE",
+    "HANDLERS",
+    "search_articles",
+    "get_article_details",
+    "get_abstract",
+    "batch_article_lookup",
+    "validate_pmid",
+]
+
 STYLE: Style = "internal"
 
 _MONTHS = {

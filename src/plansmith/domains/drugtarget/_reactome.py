@@ -35,6 +35,19 @@ from plansmith.domains.drugtarget._base import (
     words,
 )
 
+__all__ = [
+    "STYLE",
+    "HANDLERS",
+    "search_pathways",
+    "get_pathway_details",
+    "find_pathways_by_gene",
+    "find_pathways_by_disease",
+    "get_pathway_hierarchy",
+    "get_pathway_participants",
+    "get_pathway_reactions",
+    "get_protein_interactions",
+]
+
 STYLE: Style = "throw"
 
 _STID = re.compile(r"^R-[A-Z]{3}-[0-9]+\Z")

@@ -39,6 +39,15 @@ STYLE: Style = "throw"
 _ACCESSION = re.compile(
     r"^([OPQ][0-9][A-Z0-9]{3}[0-9]|[A-NR-Z][0-9]([A-Z][A-Z0-9]{2}[0-9]){1,2})(-[0-9]+)?\Z"
 )
+
+__all__ = [
+    "STYLE",
+    "HANDLERS",
+    "search_proteins",
+    "get_protein_info",
+    "search_by_gene",
+    "get_protein_sequence",
+]
 _FORMATS = ("json", "tsv", "fasta", "xml")
 
 
