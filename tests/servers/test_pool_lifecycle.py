@@ -291,3 +291,25 @@ async def test_a_start_ended_by_the_sdks_own_cancellation_is_a_start_error_not_a
         async with ServerPool(sh.servers(sh.stdio())) as pool:
             with pytest.raises(ServerStartError, match="ended while it started"):
                 await pool.start()
+
+
+class _FakeClientFailedInAGroupOnStart(_FakeClientCancelledOnStart):
+    """A stand-in for the SDK's Client whose start ends with a group of the transport's
+    error and a cancellation of the SDK's own (neither an Exception nor a cancellation)."""
+
+    async def __aenter__(self) -> None:
+        await anyio.lowlevel.checkpoint()
+        cancelled = anyio.get_cancelled_exc_class()("Cancelled via cancel scope")
+        raise BaseExceptionGroup("transport", [OSError("pipe closed at start"), cancelled])
+
+
+async def test_a_start_ended_by_an_error_and_a_cancel_in_one_group_reports_the_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import plansmith.servers._pool as pool_module
+
+    monkeypatch.setattr(pool_module, "Client", _FakeClientFailedInAGroupOnStart)
+    with anyio.fail_after(30):
+        async with ServerPool(sh.servers(sh.stdio(), sh.stdio("other"))) as pool:
+            with pytest.raises(ServerStartError, match="pipe closed at start"):
+                await pool.start()

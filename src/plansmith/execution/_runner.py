@@ -452,15 +452,19 @@ class Runner:
         )
         return True
 
-    def _resolve(self, bound: BoundStep) -> Callable[[Ref], JSONValue]:
-        def outputs_of(producer: str) -> object:
-            return self.emitter.unpack(self.state.outputs.get(producer, None))
+    def _output_of(self, producer: str) -> object:
+        """The outputs of step ``producer`` (unpacked from the run log's blobs)."""
+        return self.emitter.unpack(self.state.outputs.get(producer, None))
 
+    def _resolve(self, bound: BoundStep) -> Callable[[Ref], JSONValue]:
+        # no closure between closures here: compiled (mypyc), their shared environment
+        # would hold a cycle that keeps the runner alive after its run
         def resolve(ref: Ref) -> JSONish:  # a value as an output holds it (``JSONish``)
             if isinstance(ref, ParamRef):
                 value = dict(bound.params)[ref.name]
                 if isinstance(value, str) and "${" in value:  # GTPyhop's ${context.X}
-                    return resolve_context(value, bound.step.id, bound.producers, outputs_of)
+                    found = bound.producers
+                    return resolve_context(value, bound.step.id, found, self._output_of)
                 return value
             if isinstance(ref, EnvRef):
                 value = self.env.get(ref.name)

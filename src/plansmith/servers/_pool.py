@@ -417,16 +417,16 @@ class ServerPool(CallByInvoke):
                 )
         except Exception as error:  # a start-up failure, reported by start()/call()
             conn.error = error
-        except anyio.get_cancelled_exc_class():
-            if self._closing or (self._tg is not None and self._tg.cancel_scope.cancel_called):
+        except BaseException as error:
+            pool_cancelled = self._tg is not None and self._tg.cancel_scope.cancel_called
+            if self._closing or pool_cancelled or not _start_ended(error):
                 raise
             # A server that dies while the SDK's client starts can end that start with a
-            # cancellation of the SDK's own (whose scope it may leave entered, so the task's
-            # effective deadline says nothing): the pool did not cancel it, the start failed.
-            # Raised, it would cancel the pool's task group, and every server with it.
-            conn.error = ExecutionError(
-                "the server ended while it started", hint="see its stderr above"
-            )
+            # cancellation of the SDK's own, alone or in a group with the error (and leave
+            # its scope entered, so the task's effective deadline says nothing): the pool
+            # did not cancel it, the start failed. Raised, it would cancel the pool's task
+            # group, and every server with it.
+            conn.error = _start_error(error)
         finally:
             if errpipe is not None:  # the process has ended: the copier reads to its end
                 errpipe.close_child_end()
@@ -810,3 +810,31 @@ def to_tool_result(result: CallToolResult) -> ToolResult:
         bool(result.is_error),
         bool(meta.get(RETRYABLE_META_KEY)) if meta else False,
     )
+
+
+def _start_ended(error: BaseException) -> bool:
+    """Whether ``error`` holds only errors and cancellations (no KeyboardInterrupt or
+    SystemExit): how the SDK may end a start that failed."""
+    if isinstance(error, BaseExceptionGroup):
+        return all(_start_ended(e) for e in error.exceptions)
+    return isinstance(error, Exception | anyio.get_cancelled_exc_class())
+
+
+def _start_error(error: BaseException) -> Exception:
+    """The error a start that ``error`` ended reports: its first error, else that the
+    server ended (a cancellation of the SDK's own and nothing else)."""
+    first = _first_error(error)
+    if first is not None:
+        return first
+    return ExecutionError("the server ended while it started", hint="see its stderr above")
+
+
+def _first_error(error: BaseException) -> Exception | None:
+    if isinstance(error, Exception):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            found = _first_error(inner)
+            if found is not None:
+                return found
+    return None
