@@ -10,7 +10,6 @@ ordinary plan over a small action-only domain, which ``bind()`` binds.
 
 from __future__ import annotations
 
-import inspect
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,6 +19,7 @@ import yaml
 from plansmith.binding import Binding, Bindings
 from plansmith.compat import mcp_orchestration_example
 from plansmith.errors import BindingError, Location
+from plansmith.formats import action_domain
 from plansmith.model import ActionSchema, Domain, Plan, PyDomain, Step, TypedName
 
 __all__ = [
@@ -98,9 +98,8 @@ def read_mapping(path: Path = BIO_BINDINGS) -> FlexMapping:
 
 def _parameters(domain: PyDomain) -> dict[str, tuple[str, ...]]:
     """Each action's parameter names, from its function's signature (without ``state``)."""
-    return {
-        name: tuple(inspect.signature(function).parameters)[1:] for name, function in domain.actions
-    }
+    actions = action_domain(domain).actions
+    return {a.name: tuple(p.name for p in a.parameters) for a in actions}
 
 
 def flex_plan(plan: Plan, domain: PyDomain, mapping: FlexMapping) -> tuple[Plan, Domain]:

@@ -12,7 +12,6 @@ for a problem without the heater-shaker.
 
 from __future__ import annotations
 
-import inspect
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ import yaml
 
 from plansmith.compat import mcp_orchestration_example
 from plansmith.errors import BindingError, Location
+from plansmith.formats import action_domain
 from plansmith.model import ActionSchema, Domain, Plan, PyDomain, Step, StepArg, TypedName
 
 __all__ = [
@@ -94,9 +94,8 @@ def read_omega_mapping(path: Path = OMEGA_BINDINGS) -> OmegaMapping:
 
 def _parameters(domain: PyDomain) -> dict[str, tuple[str, ...]]:
     """Each action's parameter names, from its function's signature (without ``state``)."""
-    return {
-        name: tuple(inspect.signature(function).parameters)[1:] for name, function in domain.actions
-    }
+    actions = action_domain(domain).actions
+    return {a.name: tuple(p.name for p in a.parameters) for a in actions}
 
 
 def omega_plan(
