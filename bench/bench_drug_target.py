@@ -1,6 +1,7 @@
-"""Drug target discovery (GTPyhop's ``drug_target_discovery``, scenario 1, 8 steps) over the
-eight servers of ``plansmith.domains.drugtarget`` (real processes, stdio), as seed 002 ran
-it three times:
+"""Drug target discovery (GTPyhop's ``drug_target_discovery`` as published, scenario 1, 8
+steps: ``as_published=True``, without plansmith's KEGG action and method, so that the runs
+stay comparable with the recorded ones) over the servers of
+``plansmith.domains.drugtarget`` (real processes, stdio), as seed 002 ran it three times:
 
   1. plansmith cold: ``run_drug_target`` on a fresh engine, the servers started for the
      run and stopped after it (what ``plansmith demo drug-target`` does), three times;
@@ -41,7 +42,7 @@ SERVER = str(Path(sys.executable).parent / "plansmith-drugtarget")
 
 
 async def _plansmith_cold(home: Path) -> pipeline.DrugTargetRun:
-    return await pipeline.run_drug_target(SCENARIO, home=home)
+    return await pipeline.run_drug_target(SCENARIO, home=home, as_published=True)
 
 
 async def _plansmith_warm(home: Path) -> list[pipeline.DrugTargetRun]:
@@ -49,9 +50,11 @@ async def _plansmith_warm(home: Path) -> list[pipeline.DrugTargetRun]:
     pools = WarmPools(home / "servers.log", idle_timeout=600)
     engine.pool_factory = pools.factory
     try:
-        await pipeline.run_drug_target(SCENARIO, home=home, engine=engine)  # starts them
+        await pipeline.run_drug_target(
+            SCENARIO, home=home, engine=engine, as_published=True
+        )  # starts them
         return [
-            await pipeline.run_drug_target(SCENARIO, home=home, engine=engine)
+            await pipeline.run_drug_target(SCENARIO, home=home, engine=engine, as_published=True)
             for _ in range(ROUNDS)
         ]
     finally:
@@ -130,7 +133,11 @@ async def main() -> int:
     runs = [*cold, *warm]
     bad = [r.run_id for r in runs if r.state != "succeeded" or r.failed_steps]
     structures = {r.structure() for r in runs}
-    print(f"drug target discovery, {SCENARIO}: {len(cold[0].plan.steps)} steps, 8 servers")
+    used = {server for server, _ in cold[0].findings.calls.values()}
+    print(
+        f"drug target discovery, {SCENARIO} as published: {len(cold[0].plan.steps)} steps,"
+        f" {len(used)} servers"
+    )
     for kind, done in (("cold", cold), ("warm", warm)):
         for r in done:
             print(f"  plansmith {kind}: {r.run_id} {r.state} in {r.seconds:.3f} s")

@@ -23,6 +23,7 @@ exit code (:attr:`PlansmithError.exit_code`), so no caller inspects messages::
     │   ├── ServerStartError                    an MCP server did not start or answer
     │   ├── BusyError                           too many runs in flight: refused, not queued
     │   ├── ToolCallError                       one tool call failed (with its error class)
+    │   │   └── AbsentInputError                a value the step reads is absent (skippable)
     │   └── RunLeasedError              exit 7  another engine drives the run (holds its lease)
     └── ApprovalRequiredError           exit 6  the plan waits for a person to approve its hash
 
@@ -57,6 +58,7 @@ __all__ = [
     "BusyError",
     "RunLeasedError",
     "ToolCallError",
+    "AbsentInputError",
     "ApprovalRequiredError",
 ]
 
@@ -264,3 +266,14 @@ class ToolCallError(ExecutionError):
         self.progressed = progressed
         self.final = final
         self.result: object | None = None  # the tool's result, when there was one
+
+
+class AbsentInputError(ToolCallError):
+    """A step's argument reads a value an earlier step did not give: an optional output
+    its producer left out, or an output of a step that was skipped. An
+    ``extraction_error`` (the tool is not called); a binding with ``when_absent: skip``
+    skips the step instead (``StepSkipped``)."""
+
+    def __init__(self, message: str, *, step: str, hint: str | None = None) -> None:
+        super().__init__("extraction_error", message, location=Location(step=step), hint=hint)
+        self.step = step

@@ -32,6 +32,7 @@ def test_schema_describes_every_field_the_reader_has() -> None:
         "idempotent",
         "tier",
         "resend_on_transport_lost",
+        "when_absent",
     }  # fmt: skip  (the reader's fields, no more)
 
 

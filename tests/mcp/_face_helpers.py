@@ -58,13 +58,20 @@ BINDINGS = (
 )
 
 
-def write_domain(root: Path, *, n: int = 3, url: str | None = None, name: str = "docs") -> Path:
+def write_domain(
+    root: Path,
+    *,
+    n: int = 3,
+    url: str | None = None,
+    name: str = "docs",
+    bindings: str = BINDINGS,
+) -> Path:
     """A domain folder under ``root``: stdio counter server, or the one at ``url``."""
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "domain.yaml").write_text(DOMAIN)
     (folder / "problem.yaml").write_text(problem_text(n, goal="indexed(d0)"))
-    (folder / "bindings.yaml").write_text(BINDINGS)
+    (folder / "bindings.yaml").write_text(bindings)
     (folder / "servers.json").write_text(servers_json(url=url))
     return folder
 
@@ -79,6 +86,7 @@ def make_service(
     url: str | None = None,
     max_runs: int = 8,
     max_parallel: int = 8,
+    bindings: str = BINDINGS,
     **options: Any,
 ) -> Any:
     """A ``FaceService`` (as ``plansmith mcp`` makes it) over one ``docs`` folder (plus
@@ -87,7 +95,7 @@ def make_service(
     from plansmith.engine import Engine
     from plansmith.mcp import FaceService
 
-    write_domain(root / "domains", n=n, url=url)
+    write_domain(root / "domains", n=n, url=url, bindings=bindings)
     folders = load_folders([root / "domains", *shipped_domain_dirs()])
     engine = Engine(root / "home")
     return FaceService.on(engine, folders, max_runs=max_runs, max_parallel=max_parallel, **options)

@@ -118,6 +118,41 @@ async def test_structured_goal_plans_approves_runs_and_reports(
     assert doc["plan"]["hash"] == plan["plan_hash"]
 
 
+#: ``summarise`` finds no ``found``; ``index`` reads it and says ``when_absent: skip``
+ABSENT = (
+    "bindings:\n"
+    + binding("summarise", "work", '{name: "${d}"}', '{found: {path: "$.nope", optional: true}}')
+    + binding(
+        "index",
+        "echo",
+        '{x: "${summarise(d).found}"}',
+        '{value: "$.structured.value"}',
+        "    when_absent: skip\n",
+    )
+    + binding("archive", "sleep", "{seconds: 600}")
+)
+
+
+async def test_a_skipped_step_is_done_in_the_status_and_listed_in_the_report(
+    counter_url: str, tmp_path: Path
+) -> None:
+    service = fh.make_service(tmp_path, url=counter_url, bindings=ABSENT)
+    async with _client(service) as client:
+        _, run_id = await fh.plan_approve_run(client, goal=["indexed(d0)"])
+        status = await fh.poll(client, run_id)
+        report = await fh.call(client, "get_run_report", {"run_id": run_id})
+    assert status["state"] == "succeeded"
+    assert (status["done"], status["total"], status["failures"]) == (2, 2, [])
+    data = report["report"]
+    assert [s["outcome"] for s in data["steps"]] == ["succeeded", "skipped"]
+    assert data["failures"] == []
+    [skipped] = data["skipped"]
+    assert skipped["step"] == "s2"
+    assert "${summarise(d).found} (an output of step s1) is null" in skipped["reason"]
+    assert "- s2: skipped, ${summarise(d).found}" in report["markdown"]
+    assert data["servers"] == {"counter": 1}  # the skipped step called no server
+
+
 async def test_offline_request_becomes_the_named_goal_over_the_named_objects(
     counter_url: str,
     tmp_path: Path,

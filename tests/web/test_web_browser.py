@@ -221,6 +221,44 @@ def test_a_failed_step_turns_red_and_the_replaced_rest_violet_when_replanned(
         page.screenshot(path=str(ARTIFACTS / "run-replanned.png"))
 
 
+#: ``summarise`` finds no ``found`` (an optional output); ``index`` reads it and says skip
+ABSENT = """\
+bindings:
+  summarise:
+    server: counter
+    tool: work
+    arguments: {name: "${d}"}
+    outputs: {found: {path: "$.structured.nothing", optional: true}}
+  index:
+    server: counter
+    tool: echo
+    arguments: {x: "${summarise(d).found}"}
+    outputs: {value: "$.structured.value"}
+    when_absent: skip
+"""
+CYAN = "rgb(165, 243, 252)"  # --skipped
+
+
+def test_a_step_whose_value_is_absent_turns_skipped_and_counts_as_done(
+    tmp_path: Path, browser_context: Any
+) -> None:
+    root = write_domains(tmp_path, sizes=(1,), bindings=ABSENT)
+    app = create_app(WebSettings(home=tmp_path / "home", domains=root))
+    with ServerThread(app) as server:
+        page = _run_watched(browser_context, server.url)
+        assert page.locator("body").get_attribute("data-status") == "succeeded"
+        seen = page.evaluate("() => window.__seen")
+        assert [c["to"] for c in seen if c["step"] == "s2"][-1] == "skipped"  # live, over SSE
+        assert _node(page, "s1") == ("succeeded", GREEN)
+        assert _node(page, "s2") == ("skipped", CYAN)
+        assert page.locator("#bar-label").inner_text() == "2 / 2 done"
+        assert "1 skipped" in page.locator("#summary").inner_text()
+        page.locator("[data-step='s2']").click()
+        detail = page.locator("#detail").inner_text()
+        assert "${summarise(d).found} (an output of step s1) is null" in detail
+        page.screenshot(path=str(ARTIFACTS / "run-skipped.png"))
+
+
 def test_the_runs_page_shows_fifty_runs_and_links_to_the_older_ones(
     tmp_path: Path, browser_page: Any
 ) -> None:

@@ -124,7 +124,9 @@ class ContextValueError(ToolCallError):
     """At run time: a placeholder's output cannot be read as written (an index past the
     end of its list, or into a value that is not a list; the output missing). An
     ``extraction_error``: not retried. ``step`` is the step that reads it, ``producer``
-    the step whose output it reads."""
+    the step whose output it reads. ``absent``: the value is not there (the output
+    missing, or the index past the end), which a binding with ``when_absent: skip``
+    turns into a skipped step; reading into a value that is not a list is not that."""
 
     def __init__(
         self,
@@ -134,11 +136,13 @@ class ContextValueError(ToolCallError):
         step: str,
         placeholder: str,
         producer: str | None,
+        absent: bool = False,
     ) -> None:
         super().__init__("extraction_error", message, location=Location(step=step), hint=hint)
         self.step = step
         self.placeholder = placeholder
         self.producer = producer
+        self.absent = absent
 
 
 def parse_context(inner: str) -> ContextRef | None:
@@ -409,10 +413,14 @@ def resolve_context(
     step: str,
     producers: Iterable[tuple[str, str]],
     outputs_of: Callable[[str], object],
+    *,
+    null_is_absent: bool = False,
 ) -> JSONValue:
     """``value`` (the argument of ``step``) with its placeholders replaced by the outputs
     they read: ``producers`` are the step's (``BoundStep.producers``), ``outputs_of`` gives
-    a step's outputs by its id. Raises ``ContextValueError`` when one cannot be read."""
+    a step's outputs by its id. Raises ``ContextValueError`` when one cannot be read;
+    with ``null_is_absent`` (a binding's ``when_absent: skip``), a null value read is
+    absent too (an optional output that matched nothing is null)."""
     if not holds_context(value):
         return value
     found = dict(producers)
@@ -425,10 +433,12 @@ def resolve_context(
             raise ContextValueError(
                 f"step {step}: {ref}: no output {ref.name!r} from {source}",
                 hint="bind the plan again (`plansmith check`): the step that declares the"
-                " output must come before this one",
+                " output must come before this one; an optional output, or a skipped step's,"
+                " may be absent: `when_absent: skip` in the binding skips the step then",
                 step=step,
                 placeholder=str(ref),
                 producer=producer,
+                absent=producer is not None,
             )
         got: object = outputs[ref.name]
         for depth, index in enumerate(ref.indexes):
@@ -448,12 +458,25 @@ def resolve_context(
                     f"step {step}: {ref}: index {index} is out of range: {read_so_far} (output"
                     f" {ref.name!r} of step {producer}) is a list of {len(got)} item(s)",
                     hint="the producing step found fewer items than the plan expects; check"
-                    " its outputs with `plansmith show RUN_ID`",
+                    " its outputs with `plansmith show RUN_ID` (`when_absent: skip` in the"
+                    " binding skips the step then)",
                     step=step,
                     placeholder=str(ref),
                     producer=producer,
+                    absent=True,
                 )
             got = got[index]
+        if got is None and null_is_absent:
+            raise ContextValueError(
+                f"step {step}: {ref}: output {ref.name!r} of step {producer} is null (an"
+                " optional output that matched nothing)",
+                hint="the producing step did not find the value; check its outputs with"
+                " `plansmith show RUN_ID`",
+                step=step,
+                placeholder=str(ref),
+                producer=producer,
+                absent=True,
+            )
         return got  # type: ignore[return-value]
 
     return _substitute(value, read)

@@ -18,7 +18,10 @@ class StepPolicy:
     ``tier`` None means: the tier of the domain's action. ``resend_on_transport_lost``:
     an attempt whose server died (``transport_lost``) is sent once more after the
     restart even when ``retries`` is 0 (its idempotency key makes the repeat safe);
-    False leaves ``transport_lost`` to ``retries`` alone.
+    False leaves ``transport_lost`` to ``retries`` alone. ``skip_when_absent``
+    (``when_absent: skip``): a step whose argument reads a value an earlier step did not
+    give (an optional output null or missing, an index past a list's end, a skipped
+    step's output) is skipped, not failed; the tool is not called.
     """
 
     timeout: float | None = None
@@ -26,6 +29,7 @@ class StepPolicy:
     idempotent: bool = False
     tier: Tier | None = None
     resend_on_transport_lost: bool = True
+    skip_when_absent: bool = False
 
 
 @dataclass(frozen=True, slots=True)

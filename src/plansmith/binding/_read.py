@@ -23,8 +23,8 @@ a hint. A source named ``*.json`` is read as strict JSON. The rules (formats.md)
   default) make it optional (``Binding.defaults``); ``optional: false`` with a
   ``default`` is an error.
 - ``timeout``: seconds, more than 0, at most a week; ``retries``: 0 to 100;
-  ``idempotent`` and ``resend_on_transport_lost``: booleans (``yes``/``no`` too); null
-  means the default.
+  ``idempotent`` and ``resend_on_transport_lost``: booleans (``yes``/``no`` too);
+  ``when_absent``: ``fail`` or ``skip``; null means the default.
 - Top-level keys other than ``bindings`` and ``$schema`` belong to the domain
   (the lab's ``flex_mapping``); one that looks like a misspelling is an error.
 
@@ -85,7 +85,9 @@ _FIELDS = (
     "idempotent",
     "tier",
     "resend_on_transport_lost",
+    "when_absent",
 )
+_WHEN_ABSENT = ("fail", "skip")
 _TOP_KEYS = ("bindings", "$schema")
 _OUTPUT_FIELDS = ("path", "default", "optional")
 _OUTPUT_HINT = (
@@ -456,12 +458,19 @@ class _Reader:
             "true or false",
             "write `false` to leave a lost transport to `retries` alone",
         )
+        when_absent = given(
+            "when_absent",
+            _as_when_absent,
+            "fail or skip",
+            "write `when_absent: skip` to skip the step when a value it reads is absent",
+        )
         return StepPolicy(
             timeout=timeout,
             retries=retries or 0,
             idempotent=bool(idempotent),
             tier=tier,
             resend_on_transport_lost=resend is not False,
+            skip_when_absent=when_absent == "skip",
         )
 
     def value(self, node: Node, pointer: str, expanding: bool, depth: int = 0) -> JSONValue:
@@ -557,3 +566,10 @@ class _Reader:
     def unsupported(self, node: Node) -> None:
         hint = "arguments are JSON: drop the tag, or quote the value to pass it as text"
         self.problem(node, f"the tag {tag_text(node.tag)} is not supported in arguments", hint)
+
+
+def _as_when_absent(node: Node) -> str | None:
+    """``when_absent``'s value: ``fail`` or ``skip``, else None."""
+    if isinstance(node, ScalarNode) and node.tag == STR and node.value in _WHEN_ABSENT:
+        return str(node.value)
+    return None

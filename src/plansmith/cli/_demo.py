@@ -79,6 +79,23 @@ def demo_command(
     blast_fails: Annotated[
         bool, typer.Option(help="bio: make BLAST+ fail at run time, so the run replans.")
     ] = False,
+    as_published: Annotated[
+        bool,
+        typer.Option(
+            "--as-published",
+            help="drug-target: plan GTPyhop's domain as published (8 steps, no KEGG step), "
+            "without plansmith's KEGG action and method.",
+        ),
+    ] = False,
+    disease: Annotated[
+        str | None,
+        typer.Option(
+            "--disease",
+            help="drug-target: another disease than the scenario's, searched by name (one no"
+            " database knows: its steps that need a hit are skipped, the report says 'No"
+            " targets found').",
+        ),
+    ] = None,
     lab_python: Annotated[
         Path | None,
         typer.Option(
@@ -100,7 +117,11 @@ def demo_command(
 
         try:
             ok = run_drug_target_demo(
-                _console(), scenario=1 if scenario is None else scenario, home=home.resolve()
+                _console(),
+                scenario=1 if scenario is None else scenario,
+                home=home.resolve(),
+                as_published=as_published,
+                disease=disease,
             )
         except ValueError as error:  # an option out of range
             raise InputError(str(error), hint="see `plansmith demo --help`") from None

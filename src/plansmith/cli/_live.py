@@ -89,7 +89,7 @@ class LiveView:
         """The steps done, and the steps of the plan in force (not those a replan gave
         up: failed or dropped)."""
         counts = self.view.counts()
-        done = counts["succeeded"]
+        done = counts["succeeded"] + counts["skipped"]
         return done, done + counts["pending"] + counts["running"]
 
     def __call__(self, event: object) -> None:
@@ -101,6 +101,7 @@ class LiveView:
             RunStarted,
             StepFailed,
             StepRetrying,
+            StepSkipped,
             StepStarted,
             StepSucceeded,
         )
@@ -124,6 +125,9 @@ class LiveView:
                 p.start()
         elif isinstance(event, StepSucceeded):
             p.update(self.task, completed=self._steps()[0])
+        elif isinstance(event, StepSkipped):
+            p.update(self.task, completed=self._steps()[0])
+            say(_line(("skipped", "cyan"), view.steps[event.step], view.run_id))
         elif isinstance(event, StepFailed):
             say(_line(("failed", "red"), view.steps[event.step], view.run_id))
         elif isinstance(event, StepRetrying):
@@ -161,15 +165,14 @@ _CALL = 60  # the characters of a call in flight that the bar shows
 
 def _line(word: tuple[str, str], step: StepView, run_id: str, attempt: str = "") -> Text:
     """``failed s1 action: error_class: message`` (``retry s1 attempt 2: ...``): of the
-    step's failure, or of its last retry."""
+    step's failure, or of its last retry (``skipped s2 action: reason``: of a skip)."""
     if attempt:
         last = step.retries[-1]
         error_class, message = last.error_class, last.message
     else:
         error_class, message = step.error_class or "", step.message or ""
     what = attempt or f" {printable(step.action, _CALL)}"
+    kind = f"{printable(error_class, _CALL)}: " if error_class else ""  # a skip has none
     return Text.assemble(
-        word,
-        f" {printable(step.id, _CALL)}{what}: {printable(error_class, _CALL)}: ",
-        shown(message, run_id),
+        word, f" {printable(step.id, _CALL)}{what}: {kind}", shown(message, run_id)
     )

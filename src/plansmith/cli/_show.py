@@ -74,7 +74,8 @@ def runs_command(
             else:
                 awaiting = view.plan_hash is not None and view.approved is None
                 status = view.finished or ("awaiting approval" if awaiting else "unfinished")
-                row |= {"state": status, "steps_done": view.counts()["succeeded"]}
+                counts = view.counts()  # done: succeeded, or skipped (a value was absent)
+                row |= {"state": status, "steps_done": counts["succeeded"] + counts["skipped"]}
             rows.append(row)
     finally:
         engine.close()

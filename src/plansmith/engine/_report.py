@@ -38,6 +38,8 @@ def _step_row(step: StepView, view: RunView, log: RunLog) -> dict[str, Any]:
         "duration_ms": None if step.duration_ms is None else round(step.duration_ms, 3),
         "outputs": [{"from": f"{step.id}.{k}", "value": v} for k, v in pairs],
         "error": step.error,
+        # why it ended without a call (``StepSkipped``: a value it reads is absent)
+        "skipped": step.message if step.state is StepState.SKIPPED else None,
     }
 
 
@@ -71,9 +73,11 @@ def build_report(
         "steps": steps,
         "outputs": [o for s in steps for o in s["outputs"]],
         "failures": [{"step": s["step"], "error": s["error"]} for s in steps if s["error"]],
+        "skipped": [{"step": s["step"], "reason": s["skipped"]} for s in steps if s["skipped"]],
         "retries": sum(s["retries"] for s in steps),
         "replans": replans,
-        "servers": dict(sorted(Counter(s["server"] for s in steps).items())),
+        # the steps that called each server (a skipped step called none)
+        "servers": dict(sorted(Counter(s["server"] for s in steps if not s["skipped"]).items())),
     }
 
 
@@ -116,8 +120,9 @@ def report_markdown(report: Mapping[str, Any]) -> str:
         )
     lines += ["", "## Outputs", ""]
     lines += [f"- `{o['from']}` = {_value(o['value'])}" for o in report["outputs"]] or ["- none"]
-    lines += ["", "## Failures, retries and replans", ""]
+    lines += ["", "## Failures, skipped steps, retries and replans", ""]
     lines += [f"- {f['step']}: {f['error']}" for f in report["failures"]]
+    lines += [f"- {k['step']}: skipped, {k['reason']}" for k in report.get("skipped", ())]
     lines.append(f"- retries: {report['retries']}; replans: {len(report['replans'])}")
     for r in report["replans"]:
         lines.append(f"  - replan after {', '.join(r['failed'])}: {r['reason']}")
@@ -128,6 +133,7 @@ def report_markdown(report: Mapping[str, Any]) -> str:
 
 
 def plan_progress(view: RunView) -> tuple[int, int]:
-    """The steps that succeeded, and the steps of the run (those a replan dropped aside)."""
+    """The steps done (succeeded, or skipped: a value they read was absent), and the steps
+    of the run (those a replan dropped aside)."""
     counts = view.counts()
-    return counts["succeeded"], counts["total"] - counts["dropped"]
+    return counts["succeeded"] + counts["skipped"], counts["total"] - counts["dropped"]

@@ -14,6 +14,8 @@ __all__ = ["bound_to_dict", "bound_from_dict"]
 _T = TypeVar("_T")
 #: a policy key written only when false (see ``StepPolicy.resend_on_transport_lost``)
 _RESEND = "resend_on_transport_lost"
+#: a policy key written only when it says skip (see ``StepPolicy.skip_when_absent``)
+_ABSENT = "when_absent"
 
 
 class _Sharing:
@@ -100,6 +102,8 @@ def bound_to_dict(bound: BoundPlan) -> dict[str, JSONValue]:
                     "tier": s.policy.tier.value if s.policy.tier else None,
                     # written only when off: the default (and older logs) say nothing
                     **({} if s.policy.resend_on_transport_lost else {_RESEND: False}),
+                    # written only when on (older logs say nothing: fail)
+                    **({_ABSENT: "skip"} if s.policy.skip_when_absent else {}),
                 },
                 "tier": s.tier.value,
                 "after": list(s.after),
@@ -145,6 +149,7 @@ def bound_from_dict(data: dict[str, JSONValue]) -> BoundPlan:
                         tier=Tier(str(tier)) if tier else None,
                         # absent (the default, an older log) or true: on
                         resend_on_transport_lost=policy.get(_RESEND) is not False,
+                        skip_when_absent=policy.get(_ABSENT) == "skip",
                     )
                 ),
                 tier=Tier(str(raw.get("tier", "write"))),

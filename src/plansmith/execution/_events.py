@@ -25,6 +25,7 @@ __all__ = [
     "StepProgress",
     "StepSucceeded",
     "StepFailed",
+    "StepSkipped",
     "StepRetrying",
     "Replanned",
     "RunFinished",
@@ -161,6 +162,17 @@ class StepFailed(StepEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class StepSkipped(StepEvent):
+    """The step ended without calling its tool: an argument reads a value an earlier
+    step did not give, and its binding says ``when_absent: skip``. ``reason`` says which
+    value; the step has no outputs, so a step that reads them is skipped in turn (or
+    fails, if its binding does not say skip). A skipped step does not fail the run."""
+
+    type: ClassVar[str] = "StepSkipped"
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StepRetrying(StepEvent):
     """The attempt ``attempt`` failed and the step is tried again after ``delay_s``.
 
@@ -226,6 +238,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         StepProgress,
         StepSucceeded,
         StepFailed,
+        StepSkipped,
         StepRetrying,
         Replanned,
         RunFinished,

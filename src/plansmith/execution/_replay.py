@@ -39,6 +39,7 @@ from plansmith.execution._events import (
     StepFailed,
     StepProgress,
     StepRetrying,
+    StepSkipped,
     StepStarted,
     StepSucceeded,
 )
@@ -81,7 +82,7 @@ class RecordedPart:
             if isinstance(event, StepStarted):
                 running.add(event.step)
                 peak = max(peak, len(running))
-            elif isinstance(event, StepSucceeded | StepFailed):
+            elif isinstance(event, StepSucceeded | StepFailed | StepSkipped):
                 running.discard(event.step)
         return peak
 
@@ -119,7 +120,7 @@ def _part(before: tuple[Event, ...], events: Sequence[Event], start: int, end: i
 
 
 def _step_event_key(event: Event) -> tuple[str, str, int] | None:
-    if isinstance(event, StepStarted | StepSucceeded | StepFailed | StepRetrying):
+    if isinstance(event, StepStarted | StepSucceeded | StepFailed | StepRetrying | StepSkipped):
         return (event.type, event.step, event.attempt)
     if isinstance(event, Replanned):
         return (event.type, event.plan_hash, 0)

@@ -32,6 +32,7 @@ from anyio.abc import TaskGroup
 from plansmith.binding import (
     BoundPlan,
     BoundStep,
+    ContextValueError,
     EnvRef,
     FactRef,
     OutputRef,
@@ -46,7 +47,7 @@ from plansmith.binding import (
     simple_path,
     type_mismatch,
 )
-from plansmith.errors import ExecutionError, PlansmithError, ToolCallError
+from plansmith.errors import AbsentInputError, ExecutionError, PlansmithError, ToolCallError
 from plansmith.execution._codec import bound_to_dict
 from plansmith.execution._emit import Emitter, JSONish, utc_now
 from plansmith.execution._event_fast import step_started, step_succeeded, tool_call
@@ -59,6 +60,7 @@ from plansmith.execution._events import (
     StepFailed,
     StepProgress,
     StepRetrying,
+    StepSkipped,
 )
 from plansmith.execution._heap import frozen_heap
 from plansmith.execution._invoker import ErrorClass, ToolCall, ToolInvoker, ToolResult
@@ -275,7 +277,8 @@ class Runner:
             if c in dispatched or states.get(c, _PENDING) is not _PENDING:
                 continue
             for dep in steps[c].after:
-                if states.get(dep) is not _SUCCEEDED:
+                done = states.get(dep)
+                if done is not _SUCCEEDED and done is not _SKIPPED:
                     break
             else:
                 fresh.append(c)
@@ -464,7 +467,10 @@ class Runner:
                 value = dict(bound.params)[ref.name]
                 if isinstance(value, str) and "${" in value:  # GTPyhop's ${context.X}
                     found = bound.producers
-                    return resolve_context(value, bound.step.id, found, self._output_of)
+                    skip = bound.policy.skip_when_absent
+                    return resolve_context(
+                        value, bound.step.id, found, self._output_of, null_is_absent=skip
+                    )
                 return value
             if isinstance(ref, EnvRef):
                 value = self.env.get(ref.name)
@@ -482,10 +488,23 @@ class Runner:
             producer = producers.get(inner) or _match(producers, ref)
             outputs = self.emitter.unpack(self.state.outputs.get(producer or "", None))
             if not isinstance(outputs, dict) or ref.output not in outputs:
+                if producer is not None and self.state.states.get(producer) is _SKIPPED:
+                    raise AbsentInputError(
+                        f"${{{inner}}}: step {producer} was skipped: it has no outputs",
+                        step=bound.step.id,
+                        hint="`when_absent: skip` in this step's binding skips it too",
+                    )
                 raise ToolCallError(
                     ErrorClass.EXTRACTION_ERROR, f"no output {ref.output!r} from {inner}"
                 )
-            return outputs[ref.output]
+            value = outputs[ref.output]
+            if value is None and bound.policy.skip_when_absent:
+                raise AbsentInputError(
+                    f"${{{inner}}} (an output of step {producer}) is null: an optional"
+                    " output that matched nothing",
+                    step=bound.step.id,
+                )
+            return value
 
         return resolve
 
@@ -594,6 +613,12 @@ class Runner:
                 document = result.document(parse_json=info.reads_json)
                 outputs = extract(bound.outputs, document, bound.defaults)
         except ToolCallError as error:
+            if result is None and bound.policy.skip_when_absent and _absent(error):
+                skipped = emitter.new(
+                    StepSkipped, attempt=attempt, reason=error.message, **_common(bound)
+                )
+                self.emit(skipped, defer=True)
+                return
             failed_result = error.result if isinstance(error.result, ToolResult) else result
             whole = IN_RESULT if failed_result and failed_result.text == error.message else None
             self.emit(
@@ -732,6 +757,14 @@ def _is_static(arguments: JSONish, known: dict[int, tuple[JSONish, bool]]) -> bo
 _NO_META: Mapping[str, str] = MappingProxyType({})
 _PENDING = StepState.PENDING
 _SUCCEEDED = StepState.SUCCEEDED
+_SKIPPED = StepState.SKIPPED
+
+
+def _absent(error: ToolCallError) -> bool:
+    """Whether ``error`` says a value the step reads is absent (not a wrong one)."""
+    if isinstance(error, AbsentInputError):
+        return True
+    return isinstance(error, ContextValueError) and error.absent
 
 
 def _common(bound: BoundStep) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from plansmith.execution._events import (
     StepEvent,
     StepFailed,
     StepRetrying,
+    StepSkipped,
     StepStarted,
     StepSucceeded,
 )
@@ -46,7 +47,9 @@ __all__ = [
 
 class StepState(StrEnum):
     """A step's state: ``dropped``, given up by a replan before it started;
-    ``cancelled``, in flight when the run was cancelled (``RunCancelled``)."""
+    ``cancelled``, in flight when the run was cancelled (``RunCancelled``); ``skipped``,
+    ended without a call because a value it reads is absent (``StepSkipped``): done,
+    like ``succeeded``, for the steps that wait on it, but with no outputs."""
 
     PENDING = "pending"
     RUNNING = "running"
@@ -54,11 +57,13 @@ class StepState(StrEnum):
     FAILED = "failed"
     DROPPED = "dropped"
     CANCELLED = "cancelled"
+    SKIPPED = "skipped"
 
 
 _PENDING = StepState.PENDING  # an enum member read through the class costs a descriptor call
 _RUNNING = StepState.RUNNING
 _SUCCEEDED = StepState.SUCCEEDED
+_SKIPPED = StepState.SKIPPED
 
 TRANSITIONS: dict[tuple[StepState, str], StepState] = {
     (StepState.PENDING, "StepStarted"): StepState.RUNNING,
@@ -67,6 +72,7 @@ TRANSITIONS: dict[tuple[StepState, str], StepState] = {
     (StepState.RUNNING, "StepRetrying"): StepState.RUNNING,
     (StepState.RUNNING, "StepSucceeded"): StepState.SUCCEEDED,
     (StepState.RUNNING, "StepFailed"): StepState.FAILED,
+    (StepState.RUNNING, "StepSkipped"): StepState.SKIPPED,
     (StepState.PENDING, "Replanned"): StepState.DROPPED,
     (StepState.FAILED, "Replanned"): StepState.FAILED,
     (StepState.RUNNING, "RunCancelled"): StepState.CANCELLED,
@@ -86,12 +92,14 @@ def transition(state: StepState, event_type: str, step: str = "") -> StepState:
 
 
 def ready_steps(after: Mapping[str, Iterable[str]], states: Mapping[str, StepState]) -> list[str]:
-    """Pending steps whose dependencies all succeeded, in the order of ``after``."""
+    """Pending steps whose dependencies all succeeded (or were skipped), in the order of
+    ``after``."""
     ready = []
     for step, deps in after.items():
         if states.get(step, _PENDING) is _PENDING:
             for d in deps:
-                if states.get(d) is not _SUCCEEDED:
+                done = states.get(d)
+                if done is not _SUCCEEDED and done is not _SKIPPED:
                     break
             else:
                 ready.append(step)
@@ -138,10 +146,12 @@ def fold(run_id: str, events: Iterable[Event]) -> RunState:
     return run
 
 
-#: how each step event moves a step: 0 started or retrying, 1 succeeded, 2 failed
+#: how each step event moves a step: 0 started, retrying or skipped (no outputs, no
+#: failure), 1 succeeded, 2 failed
 _STEP_KINDS: dict[type[Event], int] = {
     StepStarted: 0,
     StepRetrying: 0,
+    StepSkipped: 0,
     StepSucceeded: 1,
     StepFailed: 2,
 }

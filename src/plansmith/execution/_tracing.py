@@ -37,6 +37,7 @@ from plansmith.execution._events import (
     StepEvent,
     StepFailed,
     StepRetrying,
+    StepSkipped,
     StepStarted,
     StepSucceeded,
 )
@@ -169,6 +170,9 @@ class TraceView:
             return
         if isinstance(event, StepSucceeded):
             span.set_attribute("plansmith.step.duration_ms", event.duration_ms)
+            span.set_status(self._trace.Status(self._trace.StatusCode.OK))
+        elif isinstance(event, StepSkipped):  # no call: a value it reads is absent
+            span.set_attribute("plansmith.step.skipped", event.reason)
             span.set_status(self._trace.Status(self._trace.StatusCode.OK))
         elif isinstance(event, StepFailed | StepRetrying):
             if isinstance(event, StepFailed):

@@ -32,6 +32,7 @@ from plansmith.execution._events import (
     StepFailed,
     StepProgress,
     StepRetrying,
+    StepSkipped,
     StepStarted,
     StepSucceeded,
 )
@@ -111,7 +112,8 @@ class StepView:
     in flight (or the last one): its ``StepStarted``, or the ``StepRetrying`` that
     announced it. ``ended`` is the time of the event that ended it (``StepSucceeded``,
     ``StepFailed``, or the run's ``RunCancelled``), ``ended_seq`` that event's seq.
-    ``error_class`` and ``message`` are its ``StepFailed``'s; ``outputs`` are its
+    ``error_class`` and ``message`` are its ``StepFailed``'s (a skipped step's ``message``
+    is its ``StepSkipped``'s reason, with no ``error_class``); ``outputs`` are its
     ``StepSucceeded``'s (``{"$blob": ...}`` where the blob store keeps them).
     """
 
@@ -462,6 +464,10 @@ class RunView:
                 step.outputs = event.outputs
             else:
                 step.error_class, step.message = event.error_class, event.message
+        elif isinstance(event, StepSkipped):
+            step.ended, step.ended_seq = event.time, event.seq
+            step.retrying = False
+            step.message = event.reason
         self._sync(step)
         if isinstance(event, StepRetrying):
             step.retrying = step.state is _RUNNING

@@ -26,6 +26,7 @@ from plansmith.execution import (
     RunView,
     StepEvent,
     StepFailed,
+    StepSkipped,
     StepSucceeded,
 )
 from plansmith.web._feed import Feed
@@ -46,7 +47,8 @@ def event_payload(event: Event, view: RunView) -> dict[str, Any]:
         data["steps"] = len(cast(list[Any], event.bound.get("steps") or []))
     if isinstance(event, StepEvent):
         data["started"] = view.steps[event.step].started
-        data["ended"] = event.time if isinstance(event, StepSucceeded | StepFailed) else None
+        ended = isinstance(event, StepSucceeded | StepFailed | StepSkipped)
+        data["ended"] = event.time if ended else None
         data.setdefault("duration_ms", None)
     data["changed"] = [step_json(view.steps[i], view) for i in changed]
     return data

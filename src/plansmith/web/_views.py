@@ -2,6 +2,7 @@
 the one fold of the events) as the web's JSON.
 
 A step's ``state`` is the run view's: ``pending``, ``running``, ``succeeded``, ``failed``,
+``skipped`` (ended without a call: a value it reads is absent; ``message`` says which),
 ``dropped`` (given up when a replan replaced the rest of the plan) or ``cancelled`` (in
 flight when the run was cancelled); ``retrying`` is true while it runs again after a
 failed attempt. The run's ``status`` adds what only this server knows: whether one of
@@ -68,6 +69,7 @@ def step_json(step: StepView, view: RunView) -> dict[str, Any]:
         "ended": step.ended,
         "duration_ms": step.duration_ms,
         "error": step_error(step, view),
+        "message": step.message if step.state is StepState.SKIPPED else None,
     }
 
 

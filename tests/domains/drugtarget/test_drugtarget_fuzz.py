@@ -20,6 +20,9 @@ from plansmith.domains.drugtarget.server import answer, create_server
 CODES = {-32601, -32602, -32603}
 TOOLS = [(s, t["name"], t["inputSchema"]) for s in SOURCES for t in public(s)["tools"]]
 
+# every source's tools are drawn from, KEGG's included (the default plan calls two)
+assert {"find_related_entries", "get_pathway_info"} <= {t for s, t, _ in TOOLS if s == "kegg"}
+
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30)
 json_values = st.recursive(
     json_scalars,

@@ -101,6 +101,42 @@ def test_the_public_servers_quirks_are_kept() -> None:
     assert "AF-P03372-F1" in fasta.text
 
 
+@pytest.mark.parametrize(
+    ("gene", "kegg_gene", "pathway", "name"),
+    [
+        ("ESR1", "hsa:2099", "hsa05224", "Breast cancer - Homo sapiens (human)"),
+        ("APP", "hsa:351", "hsa05010", "Alzheimer disease - Homo sapiens (human)"),
+        ("PPARG", "hsa:5468", "hsa03320", "PPAR signaling pathway - Homo sapiens (human)"),
+    ],
+)
+def test_the_kegg_route_gene_to_kegg_id_to_pathway_to_its_record(
+    gene: str, kegg_gene: str, pathway: str, name: str
+) -> None:
+    """The route plansmith's KEGG action and method take (docs/drug-target.md)."""
+    (protein,) = _run([("uniprot", "search_by_gene", {"gene": gene, "organism": "human"})])
+    refs = protein.data["results"][0]["uniProtKBCrossReferences"]
+    assert [r["id"] for r in refs if r["database"] == "KEGG"] == [kegg_gene]
+    related, info = _run(
+        [
+            (
+                "kegg",
+                "find_related_entries",
+                {"source_db": "hsa", "target_db": "pathway", "source_entries": [kegg_gene]},
+            ),
+            ("kegg", "get_pathway_info", {"pathway_id": f"path:{pathway}"}),
+        ]
+    )
+    # KEGG lists a gene's pathways by id; parseKEGGList keeps one link per entry: the last
+    assert related.data == {
+        "source_db": "hsa",
+        "target_db": "pathway",
+        "link_count": 1,
+        "links": {kegg_gene: f"path:{pathway}"},
+    }
+    assert info.data["entry"] == pathway
+    assert info.data["name"] == name
+
+
 def test_tools_without_data_answer_empty_and_check_their_schema() -> None:
     ok, bad, wrapped = _run(
         [

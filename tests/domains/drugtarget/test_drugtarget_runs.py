@@ -1,9 +1,10 @@
-"""GTPyhop's drug target discovery (unchanged) planned by plansmith and run over the
-eight servers as real processes (stdio, as the shipped servers.json starts them): the
-context placeholders resolved from earlier steps' outputs, every value of the report
-traced to its step, server and tool; the same structure run after run, cold and warm; a
-server killed mid-run restarted; a source that stays down marked missing; a run replayed
-from its log."""
+"""GTPyhop's drug target discovery (loaded unchanged, extended by plansmith with a KEGG
+action and method) planned by plansmith and run over the eight servers as real processes
+(stdio, as the shipped servers.json starts them): the context placeholders resolved from
+earlier steps' outputs, every value of the report traced to its step, server and tool;
+the same structure run after run, cold and warm; a server killed mid-run restarted; a
+source that stays down marked missing; a run replayed from its log; the domain as
+published (``as_published``), without KEGG."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
+from plansmith.binding import load_bindings
 from plansmith.domains.drugtarget import pipeline
 from plansmith.engine import Engine
-from plansmith.execution import Event, StepRetrying, StepStarted
+from plansmith.execution import Event, StepRetrying, StepSkipped, StepStarted, StepSucceeded
+from plansmith.model import Plan
 from plansmith.servers import WarmPools, load_servers
 
 pytest.importorskip("gtpyhop")
@@ -35,18 +38,54 @@ def _run(home: Path, **options: object) -> pipeline.DrugTargetRun:
     return anyio.run(go)
 
 
-def test_the_plan_has_the_papers_eight_steps_and_its_context_placeholders() -> None:
-    plan, domain = pipeline.plan_drug_target(SCENARIO)
+PUBLISHED = [
+    "a_search_disease",
+    "a_get_disease_targets",
+    "a_get_protein_by_gene",
+    "a_find_pathways_by_gene",
+    "a_get_pdb_structures",
+    "a_get_alphafold_structure",
+    "a_get_compounds_for_target",
+    "a_search_literature",
+]
+
+
+def _servers_of(plan: Plan) -> list[str]:
+    """The server of each step, from the binding of its action."""
+    bindings = load_bindings(pipeline.DT_BINDINGS)
+    found = [bindings.get(s.action) for s in plan.steps]
+    return [b.server if b is not None else "(no binding)" for b in found]
+
+
+@pytest.mark.parametrize("scenario", pipeline.DT_SCENARIOS)
+def test_the_default_plan_has_ten_steps_over_all_eight_servers(scenario: str) -> None:
+    plan, domain = pipeline.plan_drug_target(scenario)
     assert [s.action for s in plan.steps] == [
-        "a_search_disease",
-        "a_get_disease_targets",
-        "a_get_protein_by_gene",
-        "a_find_pathways_by_gene",
-        "a_get_pdb_structures",
-        "a_get_alphafold_structure",
-        "a_get_compounds_for_target",
-        "a_search_literature",
+        *PUBLISHED[:4],
+        "a_find_kegg_pathways_by_gene",
+        "a_get_kegg_pathway",
+        *PUBLISHED[4:],
     ]
+    assert plan.steps[4].args == ("${context.kegg_genes[0]}",)
+    assert plan.steps[5].args == ("${context.kegg_pathway_ids[0]}",)
+    assert sorted(set(_servers_of(plan))) == sorted(pipeline.SOURCES)
+    found = domain.action("a_find_kegg_pathways_by_gene")
+    assert found is not None
+    assert [p.name for p in found.parameters] == ["kegg_gene_id"]
+
+
+@pytest.mark.parametrize("scenario", pipeline.DT_SCENARIOS)
+def test_as_published_plans_the_papers_eight_steps_without_kegg(scenario: str) -> None:
+    plan, domain = pipeline.plan_drug_target(scenario, as_published=True)
+    assert [s.action for s in plan.steps] == PUBLISHED
+    assert "kegg" not in _servers_of(plan)
+    assert domain.action("a_find_kegg_pathways_by_gene") is None
+    assert plan.hash != pipeline.plan_drug_target(scenario)[0].hash
+
+
+def test_the_plan_has_the_papers_steps_and_its_context_placeholders() -> None:
+    plan, domain = pipeline.plan_drug_target(SCENARIO, as_published=True)
+    assert [s.action for s in plan.steps] == PUBLISHED
     assert plan.steps[1].args == ("${context.disease_id}",)
     assert plan.steps[4].args == ("${context.uniprot_accession}",)
     search = domain.action("a_search_disease")
@@ -76,16 +115,57 @@ def test_scenario_1_runs_over_eight_servers_and_every_value_names_its_source(
     assert [c.value["target_chembl_id"] for c in found.chembl_targets] == ["CHEMBL206"]
     assert found.articles
     assert all(a.tool == "search_articles" for a in found.articles)
+    # KEGG: gene -> KEGG gene id (UniProt's cross-reference) -> its pathway -> its record
+    assert found.kegg_gene is not None
+    assert found.kegg_gene.value == "hsa:2099"
+    assert found.kegg_gene.cite() == "[s3.kegg_genes uniprot:search_by_gene]"
+    assert [(w.value, w.server, w.tool) for w in found.kegg_links] == [
+        ("path:hsa05224", "kegg", "find_related_entries")
+    ]
+    assert [(w.value, w.cite()) for w in found.kegg_pathways] == [
+        (
+            {"id": "hsa05224", "name": "Breast cancer - Homo sapiens (human)"},
+            "[s6.kegg_pathway kegg:get_pathway_info]",
+        )
+    ]
     assert found.missing == []
     # eight servers, each its own process, each used
-    assert sorted({server for server, _ in found.calls.values()}) == sorted(
-        ["opentargets", "uniprot", "reactome", "pdb", "alphafold", "chembl", "pubmed"]
-    )
+    assert sorted({server for server, _ in found.calls.values()}) == sorted(pipeline.SOURCES)
+    assert found.calls["s5"] == ("kegg", "find_related_entries")
+    assert found.calls["s6"] == ("kegg", "get_pathway_info")
     report = (run.report_dir / "report.md").read_text()
     assert "- P03372: Estrogen receptor [s3.uniprot_accession uniprot:search_by_gene]" in report
+    assert "## KEGG pathways" in report
+    assert (
+        "- hsa05224: Breast cancer - Homo sapiens (human) [s6.kegg_pathway kegg:get_pathway_info]"
+        in report
+    )
     body = json.loads((run.report_dir / "report.json").read_text())
     assert body["run"]["state"] == "succeeded"
-    assert {o["from"] for o in body["run"]["outputs"]} >= {"s1.disease_id", "s3.uniprot_accession"}
+    assert {o["from"] for o in body["run"]["outputs"]} >= {
+        "s1.disease_id",
+        "s3.uniprot_accession",
+        "s3.kegg_genes",
+        "s5.kegg_pathway_ids",
+        "s6.kegg_pathway",
+    }
+    assert body["findings"]["kegg_pathways"][0]["server"] == "kegg"
+
+
+def test_scenario_1_as_published_runs_seven_servers_and_says_kegg_is_missing(
+    tmp_path: Path,
+) -> None:
+    run = _run(tmp_path, as_published=True)
+    assert run.state == "succeeded"
+    assert len(run.plan.steps) == 8
+    found = run.findings
+    assert "kegg" not in {server for server, _ in found.calls.values()}
+    assert found.kegg_gene is not None  # UniProt's cross-reference is still read
+    assert found.kegg_pathways == []
+    assert found.missing == [
+        "no KEGG pathway linked to the gene: a_find_kegg_pathways_by_gene did not run",
+        "no KEGG pathway record: a_get_kegg_pathway did not run",
+    ]
 
 
 def test_three_cold_runs_and_three_warm_runs_have_one_structure(tmp_path: Path) -> None:
@@ -110,9 +190,8 @@ def test_three_cold_runs_and_three_warm_runs_have_one_structure(tmp_path: Path) 
     assert {r.state for r in [*cold, *warm]} == {"succeeded"}
     assert {r.structure() for r in warm} == {cold[0].structure()}
     log = (tmp_path / "warm" / "servers.log").read_text()
-    for source in pipeline.SOURCES:
-        if source != "kegg":  # the domain plans no KEGG step for scenario 1
-            assert log.count(f"server '{source}' starts") == 1, log  # once, kept warm
+    for source in pipeline.SOURCES:  # all eight, KEGG included
+        assert log.count(f"server '{source}' starts") == 1, log  # once, kept warm
 
 
 def _pid_recording_servers(tmp_path: Path, source: str, *, then_refuse: bool = False) -> Path:
@@ -163,7 +242,7 @@ def test_a_source_that_stays_down_fails_its_step_and_the_report_marks_what_is_mi
     tmp_path: Path,
 ) -> None:
     pids = _pid_recording_servers(tmp_path, "alphafold", then_refuse=True)
-    killed, on_event = _killer(pids, "s6")
+    killed, on_event = _killer(pids, "s8")
     retried: list[str] = []
 
     def watch(event: Event) -> None:
@@ -182,25 +261,36 @@ def test_a_source_that_stays_down_fails_its_step_and_the_report_marks_what_is_mi
     assert found.protein is not None
     assert found.pdb
     missing = "\n".join(found.missing)
-    assert "s6 a_get_alphafold_structure (alphafold:get_structure) failed" in missing
+    assert "s8 a_get_alphafold_structure (alphafold:get_structure) failed" in missing
     assert "no ChEMBL target for the protein: a_get_compounds_for_target did not run" in missing
     report = (run.report_dir / "report.md").read_text()
     assert "## Missing" in report
-    assert "s6 a_get_alphafold_structure" in report
+    assert "s8 a_get_alphafold_structure" in report
 
 
 def test_an_unknown_disease_gets_no_targets_found_and_a_typed_error_not_a_crash(
     tmp_path: Path,
 ) -> None:
-    run = _run(tmp_path, disease="no such disease at all")
-    assert run.state == "failed"
+    events: list[Event] = []
+    run = _run(tmp_path, disease="no such disease at all", subscribe=events.append)
+    # the search finds nothing: every step that needs its id is skipped, not failed
+    assert run.state == "succeeded"
+    assert run.failed_steps == 0
+    skipped = [e.step for e in events if isinstance(e, StepSkipped)]
+    called = [e.step for e in events if isinstance(e, StepSucceeded)]
+    assert called == ["s1", "s10"]  # the disease search, and the literature search by name
+    assert skipped == [f"s{i}" for i in range(2, 10)]
+    first = next(e for e in events if isinstance(e, StepSkipped))
+    assert "${context.disease_id}" in first.reason
+    assert "is null" in first.reason
     found = run.findings
     assert found.disease is None
     assert found.no_targets
     missing = "\n".join(found.missing)
     assert "no disease found for the query (s1 opentargets:search_diseases)" in missing
-    assert "protocol_error" in missing  # s2 not called with a null id
-    assert "**No targets found.**" in (run.report_dir / "report.md").read_text()
+    assert "s2 a_get_disease_targets (opentargets:get_disease_targets_summary) skipped" in missing
+    report = (run.report_dir / "report.md").read_text()
+    assert "**No targets found.**" in report
 
 
 def test_a_run_replays_from_its_log_with_the_recorded_events(tmp_path: Path) -> None:
@@ -213,7 +303,7 @@ def test_a_run_replays_from_its_log_with_the_recorded_events(tmp_path: Path) -> 
     assert f"replayed run {run.run_id}: " in result.stderr
     assert "each step's events as recorded" in result.stderr
     replayed = [json.loads(line) for line in result.stdout.splitlines()]
-    assert sum(e["type"] == "StepSucceeded" for e in replayed) == 8
+    assert sum(e["type"] == "StepSucceeded" for e in replayed) == 10
 
 
 def test_the_cli_demo_runs_scenario_1_and_prints_the_traced_report(tmp_path: Path) -> None:
@@ -227,19 +317,24 @@ def test_the_cli_demo_runs_scenario_1_and_prints_the_traced_report(tmp_path: Pat
     assert "${context.disease_id}" in out
     assert "[s2.targets opentargets:get_disease_targets_summary]" in out
     assert "failed steps: 0" in out
+    assert "servers used: 8 (alphafold, chembl, kegg, opentargets, pdb, pubmed," in out
+    assert "[s6.kegg_pathway kegg:get_pathway_info]" in out
     assert (tmp_path / "runs.db").is_file()
 
 
 @pytest.mark.parametrize(
-    ("scenario", "disease", "gene", "accession"),
+    ("scenario", "disease", "gene", "found_ids"),
     [
-        ("scenario_2_alzheimers", "MONDO_0004975", "APP", "P05067"),
-        ("scenario_3_diabetes", "MONDO_0005148", "PPARG", "P37231"),
+        ("scenario_2_alzheimers", "MONDO_0004975", "APP", ("P05067", "hsa:351", "hsa05010")),
+        ("scenario_3_diabetes", "MONDO_0005148", "PPARG", ("P37231", "hsa:5468", "hsa03320")),
     ],
 )
 def test_the_other_scenarios_run_with_nothing_missing(
-    tmp_path: Path, scenario: str, disease: str, gene: str, accession: str
+    tmp_path: Path, scenario: str, disease: str, gene: str, found_ids: tuple[str, str, str]
 ) -> None:
+    """``found_ids``: the UniProt accession, the KEGG gene and the KEGG pathway."""
+    accession, kegg_gene, kegg_pathway = found_ids
+
     async def go() -> pipeline.DrugTargetRun:
         return await pipeline.run_drug_target(scenario, home=tmp_path)
 
@@ -252,3 +347,7 @@ def test_the_other_scenarios_run_with_nothing_missing(
     assert found.targets[0].value["targetSymbol"] == gene
     assert found.protein is not None
     assert found.protein.value["accession"] == accession
+    assert found.kegg_gene is not None
+    assert found.kegg_gene.value == kegg_gene
+    assert [w.value["id"] for w in found.kegg_pathways] == [kegg_pathway]
+    assert {w.server for w in found.kegg_pathways} == {"kegg"}

@@ -43,12 +43,21 @@ class Findings:
     targets: list[Sourced] = field(default_factory=list)
     protein: Sourced | None = None
     pathways: list[Sourced] = field(default_factory=list)
+    kegg_gene: Sourced | None = None
+    kegg_links: list[Sourced] = field(default_factory=list)
+    kegg_pathways: list[Sourced] = field(default_factory=list)
     pdb: list[Sourced] = field(default_factory=list)
     alphafold: Sourced | None = None
     chembl_targets: list[Sourced] = field(default_factory=list)
     articles: list[Sourced] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     calls: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: the steps skipped (a value they read was absent): their tools were not called
+    skipped: list[str] = field(default_factory=list)
+
+    def called(self) -> list[str]:
+        """The servers whose tools the run called, sorted."""
+        return sorted({srv for step, (srv, _) in self.calls.items() if step not in self.skipped})
 
     @property
     def no_targets(self) -> bool:
@@ -98,6 +107,8 @@ _EMPTY = {
     "a_get_disease_targets": "no targets found",
     "a_get_protein_by_gene": "no UniProt entry for the first target's gene",
     "a_find_pathways_by_gene": "no Reactome pathway for the gene",
+    "a_find_kegg_pathways_by_gene": "no KEGG pathway linked to the gene",
+    "a_get_kegg_pathway": "no KEGG pathway record",
     "a_get_pdb_structures": "no PDB structure for the protein",
     "a_get_alphafold_structure": "no AlphaFold model for the protein",
     "a_get_compounds_for_target": "no ChEMBL target for the protein",
@@ -115,11 +126,20 @@ def findings_of(report: Mapping[str, Any], scenario: str) -> Findings:
         if step["outcome"] != "succeeded":
             error = step.get("error") or {}
             said = error.get("message") if isinstance(error, dict) else error
+            said = said or step.get("skipped")  # a skipped step: the value it lacked
+            if step["outcome"] == "skipped":
+                found.skipped.append(str(step["step"]))
             found.missing.append(
                 f"{step['step']} {step['action']} ({step['server']}:{step['tool']})"
                 f" {step['outcome']}: {said or 'no result'}"
             )
     _read(found, ran)
+    protein_step = ran.get("a_get_protein_by_gene")
+    if found.protein is not None and found.kegg_gene is None and protein_step is not None:
+        found.missing.append(
+            "no KEGG cross-reference in the UniProt entry"
+            f" ({protein_step['step']} {protein_step['server']}:{protein_step['tool']})"
+        )
     for action, absent in _EMPTY.items():
         step = ran.get(action)
         if step is None:
@@ -142,8 +162,18 @@ def _read(found: Findings, ran: Mapping[str, Mapping[str, Any]]) -> None:
         if out.get("uniprot_accession"):
             protein = {"accession": out["uniprot_accession"], "name": out.get("protein_name")}
             found.protein = _cited(step, "uniprot_accession", protein)
+        genes = out.get("kegg_genes")
+        if isinstance(genes, list) and genes:
+            found.kegg_gene = _cited(step, "kegg_genes", genes[0])
     if (step := ran.get("a_find_pathways_by_gene")) is not None:
         found.pathways = _listed(step, "pathways", _pathway)
+    if (step := ran.get("a_find_kegg_pathways_by_gene")) is not None:
+        found.kegg_links = _listed(step, "kegg_pathway_ids", str)
+    if (step := ran.get("a_get_kegg_pathway")) is not None:
+        out = _outputs(step)
+        if out.get("kegg_pathway"):
+            record = {"id": out.get("kegg_pathway_entry"), "name": out["kegg_pathway"]}
+            found.kegg_pathways = [_cited(step, "kegg_pathway", record)]
     if (step := ran.get("a_get_pdb_structures")) is not None:
         found.pdb = _listed(step, "pdb_ids", str)
     if (step := ran.get("a_get_alphafold_structure")) is not None:
@@ -164,6 +194,8 @@ def _gave(found: Findings, action: str) -> bool:
             "a_get_disease_targets": found.targets,
             "a_get_protein_by_gene": found.protein,
             "a_find_pathways_by_gene": found.pathways,
+            "a_find_kegg_pathways_by_gene": found.kegg_links,
+            "a_get_kegg_pathway": found.kegg_pathways,
             "a_get_pdb_structures": found.pdb,
             "a_get_alphafold_structure": found.alphafold,
             "a_get_compounds_for_target": found.chembl_targets,
@@ -175,6 +207,19 @@ def _gave(found: Findings, action: str) -> bool:
 def _lines(title: str, items: Sequence[Sourced], show: Any) -> list[str]:
     out = [f"## {title}", ""]
     out += [f"- {show(i.value)} {i.cite()}" for i in items] or ["- none found"]
+    return [*out, ""]
+
+
+def _kegg_lines(found: Findings) -> list[str]:
+    """The KEGG section: the gene's KEGG id (UniProt's cross-reference), the pathway
+    KEGG links it to, and that pathway's record."""
+    out = ["## KEGG pathways", ""]
+    g = found.kegg_gene
+    out += [f"- KEGG gene {g.value} {g.cite()}" if g else "- KEGG gene: none found"]
+    out += [f"- linked pathway {w.value} {w.cite()}" for w in found.kegg_links]
+    out += [f"- {w.value['id']}: {w.value['name']} {w.cite()}" for w in found.kegg_pathways]
+    if not found.kegg_pathways:
+        out += ["- KEGG pathway record: none found"]
     return [*out, ""]
 
 
@@ -200,6 +245,7 @@ def findings_markdown(found: Findings) -> str:
     out += [f"- {p.value['accession']}: {p.value['name']} {p.cite()}" if p else "- none found"]
     out += [""]
     out += _lines("Reactome pathways", found.pathways, lambda w: f"{w['id']}: {w['name']}")
+    out += _kegg_lines(found)
     out += _lines("PDB structures", found.pdb, str)
     a = found.alphafold
     out += ["## AlphaFold model", ""]

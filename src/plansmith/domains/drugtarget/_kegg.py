@@ -3,7 +3,8 @@
 The data set's entries are written out as KEGG flat files and lists, and parsed with a
 port of the public server's ``parseKEGGEntry`` and ``parseKEGGList``, quirks included:
 an entry keeps only the first line of each multi-line field (``gene`` holds one gene), and
-a list keeps one value per key (``get_pathway_genes`` holds one gene). The server
+a list keeps one value per key (``get_pathway_genes`` holds one gene; a gene's links,
+which KEGG lists in the order of the pathway ids, keep the last pathway). The server
 catches every error into a text ``Error executing tool NAME: MCP error -32603: Failed to
 ...: Request failed with status code 404`` with isError (an unknown entry is HTTP 404).
 """
@@ -184,6 +185,12 @@ def _find(database: str, query: str) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def _pathways_of(gene: dict[str, Any]) -> list[str]:
+    """The pathways of a gene, ``path:hsa…``, in the order of their ids, as KEGG lists
+    them (``/link/pathway/hsa:2099``; ``parseKEGGList`` then keeps the last one)."""
+    return sorted(f"path:{p['id']}" for p in _pathways() if gene["symbol"] in p["genes"])
+
+
 def _links(target_db: str, source: str) -> str:
     """``/link/{target_db}/{source}``: source a database or ``+``-joined entries."""
     pairs: list[tuple[str, str]] = []
@@ -192,9 +199,7 @@ def _links(target_db: str, source: str) -> str:
     for item in items:
         if item in ("hsa", "genes") and target_db == "pathway":
             for g in _genes():
-                pairs += [
-                    (g["id"], f"path:{p['id']}") for p in _pathways() if g["symbol"] in p["genes"]
-                ]
+                pairs += [(g["id"], p) for p in _pathways_of(g)]
         elif item == "pathway" and target_db in ("hsa", "genes"):
             for p in _pathways():
                 pairs += [
@@ -203,9 +208,7 @@ def _links(target_db: str, source: str) -> str:
         elif item.startswith("hsa:") and target_db == "pathway":
             gene = next((x for x in _genes() if x["id"] == item), None)
             if gene is not None:
-                pairs += [
-                    (item, f"path:{p['id']}") for p in _pathways() if gene["symbol"] in p["genes"]
-                ]
+                pairs += [(item, p) for p in _pathways_of(gene)]
         elif target_db in ("hsa", "genes"):
             bare = item.removeprefix("path:")
             found = next((x for x in _pathways() if x["id"] == bare), None)

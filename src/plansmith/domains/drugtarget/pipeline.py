@@ -1,8 +1,12 @@
 """GTPyhop's drug target discovery, planned by plansmith and run over the eight servers.
 
-The domain is the unchanged ``gtpyhop.examples.mcp-orchestration.drug_target_discovery``
-(gtpyhop 2.0.2), planned by plansmith's GTPyhop compatibility layer: 8 steps for each of
-its three scenarios, whose later steps take GTPyhop's ``${context.X}`` placeholders.
+The domain is ``gtpyhop.examples.mcp-orchestration.drug_target_discovery`` (gtpyhop
+2.0.2), loaded unchanged and planned by plansmith's GTPyhop compatibility layer. GTPyhop's
+domain declares ``a_get_kegg_pathway`` but no method plans it, so plansmith extends the
+loaded domain with one action and one method (``_extension``) that put KEGG in the plan:
+10 steps for each of its three scenarios, over all eight servers (``as_published=True``:
+the domain as published, 8 steps over seven servers). Later steps take GTPyhop's
+``${context.X}`` placeholders.
 ``bindings.yaml`` binds every action to the tool its docstring names, and declares the
 outputs the placeholders read. ``run_drug_target`` runs a scenario through
 ``Engine.run_plan`` (the run log, leases, retries and restarts of every run) and makes
@@ -80,10 +84,16 @@ def drug_target_folder() -> Path:
     return mcp_orchestration_example(_EXAMPLE)
 
 
-def plan_drug_target(scenario: str, disease: str | None = None) -> tuple[Plan, Domain]:
+def plan_drug_target(
+    scenario: str, disease: str | None = None, *, as_published: bool = False
+) -> tuple[Plan, Domain]:
     """The plan of a scenario (``DT_SCENARIOS``), and the domain's actions to bind it
     with (``plansmith.formats.action_domain``). ``disease``: another disease than the
-    scenario's, planned with its state (the domain's task takes the disease's name)."""
+    scenario's, planned with its state (the domain's task takes the disease's name).
+
+    The domain is GTPyhop's, extended by plansmith with the KEGG action and method of
+    ``_extension`` (10 steps, eight servers); ``as_published``: GTPyhop's domain as it
+    is (8 steps, no KEGG step)."""
     from plansmith.compat import gtpyhop  # noqa: PLC0415 - keeps this module light
     from plansmith.formats import action_domain, load_gtpyhop_package  # noqa: PLC0415
     from plansmith.planning.htn import plan_python  # noqa: PLC0415
@@ -93,6 +103,10 @@ def plan_drug_target(scenario: str, disease: str | None = None) -> tuple[Plan, D
             f"no drug target scenario {scenario!r}", hint=f"one of: {', '.join(DT_SCENARIOS)}"
         )
     domain, problem = load_gtpyhop_package(drug_target_folder(), scenario, stand_in=gtpyhop)
+    if not as_published:
+        from plansmith.domains.drugtarget._extension import extended_domain  # noqa: PLC0415
+
+        domain = extended_domain(domain)
     if disease is not None:
         if not disease.strip():
             raise InputError("the disease is empty", hint="name a disease: 'breast cancer'")
@@ -101,6 +115,14 @@ def plan_drug_target(scenario: str, disease: str | None = None) -> tuple[Plan, D
         todo = (("m_drug_target_discovery", disease),)
         problem = replace(problem, name=f"{scenario}/{disease}", state=state, todo=todo)
     return plan_python(domain, problem), action_domain(domain)
+
+
+def _shipped_bindings(domain: Domain) -> Bindings:
+    """``bindings.yaml``, without the bindings of actions ``domain`` lacks (plansmith's
+    KEGG action, when the domain is planned as published)."""
+    shipped = load_bindings(DT_BINDINGS)
+    kept = tuple(b for b in shipped.bindings if domain.action(b.action) is not None)
+    return replace(shipped, bindings=kept)
 
 
 def servers_config(path: Path = DT_SERVERS) -> ServersConfig:
@@ -119,14 +141,15 @@ async def run_drug_target(
     subscribe: Subscriber | None = None,
     max_parallel: int = 8,
     disease: str | None = None,
+    as_published: bool = False,
 ) -> DrugTargetRun:
     """Plan ``scenario``, bind it to the servers (default ``servers.json``) and run it;
     write its findings as ``report.md`` and ``report.json`` in the run's directory.
 
     ``engine``: one to run on (a long-lived face's, whose pool factory may keep the
-    servers warm), else a new one on ``home``, closed after. ``disease``: see
-    ``plan_drug_target``."""
-    plan, domain = plan_drug_target(scenario, disease)
+    servers warm), else a new one on ``home``, closed after. ``disease`` and
+    ``as_published``: see ``plan_drug_target``."""
+    plan, domain = plan_drug_target(scenario, disease, as_published=as_published)
     own = engine is None
     engine = engine or Engine(home)
     step_ms: dict[str, float] = {}
@@ -144,7 +167,7 @@ async def run_drug_target(
         outcome = await engine.run_plan(
             plan,
             domain,
-            bindings or load_bindings(DT_BINDINGS),
+            bindings or _shipped_bindings(domain),
             servers or servers_config(),
             inputs={"plan": f"{plan.domain}/{plan.problem}", "bindings": str(DT_BINDINGS)},
             approve=True,
@@ -157,7 +180,7 @@ async def run_drug_target(
     finally:
         if own:
             engine.close()
-    findings = findings_of(report, scenario)
+    findings = findings_of(report, plan.problem)
     write_findings(findings, report, report_dir)
     return DrugTargetRun(
         outcome.run_id,

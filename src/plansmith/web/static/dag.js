@@ -136,6 +136,7 @@ const DAG = (() => {
     if (s.attempts) row("attempts", String(s.attempts));
     if (s.duration_ms !== null && s.duration_ms !== undefined) row("duration", PS.ms(s.duration_ms));
     if (s.error) row("error", s.error);
+    else if (s.state === "skipped" && s.message) row("skipped", s.message);
     box.replaceChildren(dl);
   }
 

@@ -20,7 +20,7 @@
     PS.el("h2", {}, "outcome"),
     table(["status", "reason", "plan", "approved by", "started", "ended", "wall", "busy", "steps"],
           [[r.status, r.reason, r.plan_hash, r.approved_by, r.started, r.ended,
-            PS.ms(r.wall_ms), PS.ms(r.busy_ms), `${c.succeeded} done / ${c.total}`]]),
+            PS.ms(r.wall_ms), PS.ms(r.busy_ms), `${c.succeeded + (c.skipped || 0)} done / ${c.total}`]]),
     PS.el("h2", {}, "by tool"),
     table(["server", "tool", "calls", "total", "max"],
           r.by_tool.map((t) => [t.server, t.tool, t.calls, PS.ms(t.total_ms), PS.ms(t.max_ms)])),

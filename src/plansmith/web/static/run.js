@@ -6,7 +6,8 @@
   $("plan-link").href = `/runs/${runId}/plan`;
   $("report-link").href = `/runs/${runId}/report`;
   const legend = $("legend");
-  for (const st of ["pending", "running", "retrying", "succeeded", "failed", "dropped", "cancelled"])
+  for (const st of ["pending", "running", "retrying", "succeeded", "skipped", "failed", "dropped",
+                    "cancelled"])
     legend.append(PS.el("span", { style: `--c: var(--${st})` }, st));
 
   let run, steps, nodes, source = null, latest = 0, dirty = false;
@@ -56,11 +57,11 @@
   }
 
   function paint() {
-    const counts = { pending: 0, running: 0, retrying: 0, succeeded: 0, failed: 0, dropped: 0,
-                     cancelled: 0 };
+    const counts = { pending: 0, running: 0, retrying: 0, succeeded: 0, skipped: 0, failed: 0,
+                     dropped: 0, cancelled: 0 };
     for (const s of steps.values()) counts[DAG.shown(s)] = (counts[DAG.shown(s)] || 0) + 1;
     const live = steps.size - counts.dropped;
-    const done = counts.succeeded;
+    const done = counts.succeeded + counts.skipped;  // skipped: ended, no call (value absent)
     const pct = live ? (100 * done) / live : 0;
     $("bar").style.width = pct.toFixed(1) + "%";
     $("bar-label").textContent = `${done} / ${live} done`;
@@ -163,7 +164,8 @@
   }
 
   const types = ["RunCreated", "PlanReady", "AwaitingApproval", "PlanApproved", "RunStarted",
-                 "StepStarted", "StepProgress", "StepSucceeded", "StepFailed", "StepRetrying",
+                 "StepStarted", "StepProgress", "StepSucceeded", "StepFailed", "StepSkipped",
+                 "StepRetrying",
                  "Replanned", "RunCancelled", "RunFinished"];
   try {
     const after = await load();

@@ -32,7 +32,7 @@
       PS.el("td", {}, r.created),
       PS.el("td", {}, PS.el("span", { class: "badge " + r.status.split(" ")[0] }, r.status)),
       PS.el("td", {}, `${r.inputs.domain || ""} / ${r.inputs.problem || ""}`),
-      PS.el("td", { class: "num" }, `${r.counts.succeeded} / ${r.counts.total}`),
+      PS.el("td", { class: "num" }, `${r.counts.succeeded + (r.counts.skipped || 0)} / ${r.counts.total}`),
       PS.el("td", {}, PS.el("a", { href: `/runs/${r.run_id}/plan` }, "plan")),
       PS.el("td", {}, PS.el("a", { href: `/runs/${r.run_id}/report` }, "report"))));
   }
