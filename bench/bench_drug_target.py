@@ -1,21 +1,21 @@
-"""Drug target discovery (GTPyhop's ``drug_target_discovery`` as published, scenario 1, 8
-steps: ``as_published=True``, without plansmith's KEGG action and method, so that the runs
-stay comparable with the recorded ones) over the servers of
+"""Drug target discovery (GTPyhop's ``drug_target_discovery``, scenario 1, with
+plansmith's KEGG action and method: 10 steps over all eight servers; ``--as-published``:
+the domain as published, 8 steps over seven servers) over the servers of
 ``plansmith.domains.drugtarget`` (real processes, stdio), as seed 002 ran it three times:
 
   1. plansmith cold: ``run_drug_target`` on a fresh engine, the servers started for the
      run and stopped after it (what ``plansmith demo drug-target`` does), three times;
   2. plansmith warm: one engine whose servers a ``WarmPools`` keeps between runs (what a
      long-lived face does), three runs after one that starts them;
-  3. raw, the peer: an ``mcp`` SDK loop making the same eight calls with the same
+  3. raw, the peer: an ``mcp`` SDK loop making the same calls (ten, or eight) with the same
      arguments, each value taken from the answer before as the bindings' JSONPaths say,
-     through its own ``mcp.Client`` sessions: cold (eight servers started per run) and
+     through its own ``mcp.Client`` sessions: cold (its servers started per run) and
      warm (sessions kept).
 
 It prints each run's wall time, checks that the three runs of each kind have one step
 structure (action, server, tool and what each step waited for), and prints plansmith's
 time over the raw loop's (median against median), cold and warm.
-Run: ``.venv/bin/python bench/bench_drug_target.py``.
+Run: ``.venv/bin/python bench/bench_drug_target.py [--as-published]``.
 """
 
 from __future__ import annotations
@@ -38,11 +38,12 @@ from plansmith.servers import WarmPools
 
 SCENARIO = "scenario_1_breast_cancer"
 ROUNDS = 3
+PUBLISHED = "--as-published" in sys.argv[1:]
 SERVER = str(Path(sys.executable).parent / "plansmith-drugtarget")
 
 
 async def _plansmith_cold(home: Path) -> pipeline.DrugTargetRun:
-    return await pipeline.run_drug_target(SCENARIO, home=home, as_published=True)
+    return await pipeline.run_drug_target(SCENARIO, home=home, as_published=PUBLISHED)
 
 
 async def _plansmith_warm(home: Path) -> list[pipeline.DrugTargetRun]:
@@ -51,10 +52,12 @@ async def _plansmith_warm(home: Path) -> list[pipeline.DrugTargetRun]:
     engine.pool_factory = pools.factory
     try:
         await pipeline.run_drug_target(
-            SCENARIO, home=home, engine=engine, as_published=True
+            SCENARIO, home=home, engine=engine, as_published=PUBLISHED
         )  # starts them
         return [
-            await pipeline.run_drug_target(SCENARIO, home=home, engine=engine, as_published=True)
+            await pipeline.run_drug_target(
+                SCENARIO, home=home, engine=engine, as_published=PUBLISHED
+            )
             for _ in range(ROUNDS)
         ]
     finally:
@@ -67,7 +70,8 @@ def _json(result: Any) -> Any:
 
 
 async def _raw_pass(clients: dict[str, Client]) -> list[tuple[str, str]]:
-    """The plan's eight calls, each argument from the answer before it."""
+    """The plan's calls, each argument from the answer before it (KEGG's two unless
+    ``--as-published``)."""
     calls: list[tuple[str, str]] = []
 
     async def call(server: str, tool: str, args: dict[str, Any]) -> Any:
@@ -83,6 +87,16 @@ async def _raw_pass(clients: dict[str, Client]) -> list[tuple[str, str]]:
     found = await call("uniprot", "search_by_gene", {"gene": gene, "organism": "human", "size": 5})
     accession = found["results"][0]["primaryAccession"]
     await call("reactome", "find_pathways_by_gene", {"gene": gene, "species": "Homo sapiens"})
+    if not PUBLISHED:
+        entry = found["results"][0]["uniProtKBCrossReferences"]
+        kegg_gene = next(x["id"] for x in entry if x["database"] == "KEGG")
+        links = await call(
+            "kegg",
+            "find_related_entries",
+            {"source_db": "hsa", "target_db": "pathway", "source_entries": [kegg_gene]},
+        )
+        pathway = next(iter(links["links"].values()))
+        await call("kegg", "get_pathway_info", {"pathway_id": pathway})
     await call("pdb", "search_by_uniprot", {"uniprot_id": accession, "limit": 10})
     await call("alphafold", "get_structure", {"uniprotId": accession, "format": "json"})
     await call("chembl", "search_by_uniprot", {"uniprot_id": accession, "limit": 10})
@@ -92,7 +106,8 @@ async def _raw_pass(clients: dict[str, Client]) -> list[tuple[str, str]]:
 
 
 async def _raw_clients(stack: AsyncExitStack) -> dict[str, Client]:
-    sources = [s for s in pipeline.SOURCES if s != "kegg"]  # scenario 1 calls no KEGG tool
+    # as published, scenario 1 calls no KEGG tool
+    sources = [s for s in pipeline.SOURCES if s != "kegg" or not PUBLISHED]
 
     async def one(source: str) -> None:
         params = StdioServerParameters(command=SERVER, args=[source])
@@ -133,10 +148,11 @@ async def main() -> int:
     runs = [*cold, *warm]
     bad = [r.run_id for r in runs if r.state != "succeeded" or r.failed_steps]
     structures = {r.structure() for r in runs}
-    used = {server for server, _ in cold[0].findings.calls.values()}
+    used = cold[0].findings.called()
+    what = " as published" if PUBLISHED else ", with plansmith's KEGG steps"
     print(
-        f"drug target discovery, {SCENARIO} as published: {len(cold[0].plan.steps)} steps,"
-        f" {len(used)} servers"
+        f"drug target discovery, {SCENARIO}{what}: {len(cold[0].plan.steps)} steps,"
+        f" {len(used)} servers ({', '.join(used)})"
     )
     for kind, done in (("cold", cold), ("warm", warm)):
         for r in done:
