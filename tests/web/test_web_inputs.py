@@ -123,6 +123,13 @@ async def test_uploaded_sequences_plan_check_and_make_a_run_of_a_named_goal(
     assert gene in servers.read_text()
     assert run["status"] == "awaiting approval"
     assert run["plan_hash"] == plan["plan_hash"]
+    # the run records what was asked, as an MCP face's run does: its report shows it
+    report = (await client.get(f"/api/runs/{run['run_id']}/report")).json()
+    assert report["asked"] == {
+        "domain": "bio", "planned_by": "web", "goal_name": SUMMARY["goal"],
+        "args": SUMMARY["args"], "inputs": {"gene": gene},
+        "request": f"goal {SUMMARY['goal']}(s=gene) with gene={gene} of bio",
+    }  # fmt: skip
 
 
 def _repo(tmp_path: Path) -> Path:

@@ -19,6 +19,7 @@ from plansmith.binding import BoundPlan
 from plansmith.domains.folders import shipped_domain_dirs
 from plansmith.domains.request_files import RequestFiles, read_request_inputs
 from plansmith.engine import (
+    ASKED_KEY,
     OWNER_KEY,
     Engine,
     RunFeed,
@@ -36,7 +37,7 @@ from plansmith.execution import (
     ApprovalPolicy,
     RunInfo,
 )
-from plansmith.model import Plan
+from plansmith.model import JSONValue, Plan
 from plansmith.web._catalog import (
     DomainEntry,
     domain_entries,
@@ -207,16 +208,24 @@ class Controller:
             "run_id": info.run_id,
             "created": info.created,
             "status": web_status(view, table.is_live(info.run_id)),
-            "inputs": {k: Path(str(v)).name for k, v in info.inputs.items() if k != OWNER_KEY},
+            "inputs": {
+                k: Path(str(v)).name
+                for k, v in info.inputs.items()
+                if k not in (OWNER_KEY, ASKED_KEY)  # what was asked is no file
+            },
             "counts": view.counts(),
             "plan_hash": view.plan_hash,
         }
 
     async def create_run(self, domain: str, problem: str | GoalChoice) -> str:
-        """Plan, bind and record a new run; return once it awaits approval (or runs)."""
+        """Plan, bind and record a new run; return once it awaits approval (or runs).
+        The run records what was asked (``asked``, as the MCP face's runs do): the
+        domain, the problem or the named goal with its arguments, and the inputs."""
         inputs = self.inputs(domain, problem)
         await self.start()
-        handle = await self._table().create(inputs, owner="web", policy=self.policy)
+        handle = await self._table().create(
+            inputs, owner="web", policy=self.policy, asked=_asked(domain, problem)
+        )
         return handle.run_id
 
     async def approve(self, run_id: str, plan_hash: str, by: str = "web") -> None:
@@ -269,3 +278,21 @@ class Controller:
         if self._holder is not None and self._holder.get_loop() is asyncio.get_running_loop():
             await self._holder
         self.engine.close()
+
+
+def _asked(domain: str, problem: str | GoalChoice) -> dict[str, JSONValue]:
+    """What the page asked for: the run's ``asked`` (its report shows it)."""
+    asked: dict[str, JSONValue] = {"domain": domain, "planned_by": "web"}
+    if isinstance(problem, str):
+        asked |= {"problem": problem, "request": f"problem {problem} of {domain}"}
+        return asked
+    what = "the job its inputs make"
+    if problem.goal is not None:
+        args = ", ".join(f"{k}={v}" for k, v in problem.args)
+        what = f"goal {problem.goal}({args})"
+        asked |= {"goal_name": problem.goal, "args": dict(problem.args)}
+    if problem.inputs:
+        asked["inputs"] = dict(problem.inputs)
+        what += " with " + ", ".join(f"{k}={v}" for k, v in problem.inputs)
+    asked["request"] = f"{what} of {domain}"
+    return asked

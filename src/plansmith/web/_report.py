@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from plansmith.engine import ASKED_KEY
 from plansmith.execution import StepState, elapsed_ms
 from plansmith.web._views import RunDetail, step_error
 
@@ -27,8 +28,11 @@ def run_report(detail: RunDetail) -> dict[str, Any]:
     ran = sorted(
         (s for s in view.steps.values() if s.started), key=lambda s: (s.started or "", s.id)
     )
+    asked = view.inputs.get(ASKED_KEY)
     return {
         "run_id": view.run_id,
+        # what was asked (the web's form, an MCP request): {} for a run made otherwise
+        "asked": asked if isinstance(asked, dict) else {},
         "status": detail.status,
         "reason": view.reason,
         "plan_hash": view.plan_hash,
@@ -43,6 +47,11 @@ def run_report(detail: RunDetail) -> dict[str, Any]:
             {"step": s.id, "action": s.action, "error": step_error(s, view)}
             for s in view.steps.values()
             if s.state is StepState.FAILED
+        ],
+        "skipped": [
+            {"step": s.id, "action": s.action, "reason": s.message}
+            for s in view.steps.values()
+            if s.state is StepState.SKIPPED
         ],
         "retried": [
             {"step": s.id, "retries": len(s.retries), "error": step_error(s, view)}

@@ -16,18 +16,23 @@
     ...rows.map((cells) => PS.el("tr", {}, ...cells.map((c) =>
       PS.el("td", { class: typeof c === "number" ? "num" : "" }, c === null ? "" : String(c))))));
   const c = r.counts;
-  const parts = [
+  const parts = [];
+  if (r.asked && r.asked.request)
+    parts.push(PS.el("p", { id: "asked" }, `asked: ${r.asked.request}`));
+  parts.push(
     PS.el("h2", {}, "outcome"),
     table(["status", "reason", "plan", "approved by", "started", "ended", "wall", "busy", "steps"],
           [[r.status, r.reason, r.plan_hash, r.approved_by, r.started, r.ended,
             PS.ms(r.wall_ms), PS.ms(r.busy_ms), `${c.succeeded + (c.skipped || 0)} done / ${c.total}`]]),
     PS.el("h2", {}, "by tool"),
     table(["server", "tool", "calls", "total", "max"],
-          r.by_tool.map((t) => [t.server, t.tool, t.calls, PS.ms(t.total_ms), PS.ms(t.max_ms)])),
-  ];
+          r.by_tool.map((t) => [t.server, t.tool, t.calls, PS.ms(t.total_ms), PS.ms(t.max_ms)])));
   if (r.failures.length)
     parts.push(PS.el("h2", {}, "failures"),
                table(["step", "action", "error"], r.failures.map((f) => [f.step, f.action, f.error])));
+  if (r.skipped && r.skipped.length)
+    parts.push(PS.el("h2", {}, "skipped"),
+               table(["step", "action", "value absent"], r.skipped.map((k) => [k.step, k.action, k.reason])));
   if (r.retried.length)
     parts.push(PS.el("h2", {}, "retries"),
                table(["step", "retries", "last error"], r.retried.map((f) => [f.step, f.retries, f.error])));
