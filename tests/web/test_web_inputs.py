@@ -8,7 +8,9 @@ another site or without their header."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -260,3 +262,52 @@ async def test_an_upload_needs_the_token_when_one_is_set(tmp_path: Path) -> None
         assert (await c.post("/api/uploads", files=files, headers=auth)).status_code == 201
     await app.state.controller.aclose()
     assert shutil.which("git")  # the code test's repository needs it
+
+
+def _age(path: Path, days: float) -> None:
+    """Make ``path`` look last used ``days`` ago."""
+    then = time.time() - days * 86_400
+    os.utime(path, (then, then))
+
+
+async def test_uploads_no_request_named_for_the_keep_days_are_pruned(
+    client: httpx.AsyncClient, tmp_path: Path
+) -> None:
+    uploads = tmp_path / "home" / "uploads"
+    old = Path((await _upload(client, "old.fasta", b">o\nACGT\n"))["path"])
+    used = Path(
+        (await _upload(client, "used.fasta", (DATA_DIR / "query.fasta").read_bytes()))["path"]
+    )
+    for path in (old, used):
+        _age(path, 8)  # past the default 7 days
+    part = uploads / ".part-0123456789abcdef"
+    part.write_bytes(b"half")
+    _age(part, 2)
+    # a plan request that names an upload uses it: it is kept for 7 days more
+    plan = await client.post("/api/plan", json={**SUMMARY, "inputs": {"gene": str(used)}})
+    assert plan.status_code == 200, plan.text
+    new = Path((await _upload(client, "new.fasta", b">n\nAC\n"))["path"])  # prunes the rest
+
+    assert not old.exists()
+    assert not old.parent.exists()  # its prefix folder, left empty, goes with it
+    assert not part.exists()
+    assert used.exists()
+    assert new.exists()
+
+
+async def test_uploads_are_pruned_as_the_app_starts_and_kept_with_keep_days_0(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    stale = home / "uploads" / "0123456789abcdef" / "stale.fasta"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b">s\nA\n")
+    _age(stale, 30)
+    keep = create_app(WebSettings(home=home, upload_keep_days=0))
+    async with keep.router.lifespan_context(keep):
+        pass
+    assert stale.exists()  # 0: every upload is kept
+    prune = create_app(WebSettings(home=home, upload_keep_days=10))
+    async with prune.router.lifespan_context(prune):
+        pass
+    assert not stale.exists()

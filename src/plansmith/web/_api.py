@@ -247,7 +247,9 @@ async def upload(request: Request, ctl: Ctl) -> dict[str, Any]:
     """Store a file for a file input (multipart/form-data, its field ``file``, sent with
     the header ``X-Plansmith-Upload: 1``) under the home's ``uploads/``; pass the
     ``path`` it returns as the input's value. At most ``max_upload`` bytes."""
-    stored = await receive_upload(request, ctl.engine.home / UPLOADS, ctl.settings.max_upload)
+    folder = ctl.engine.home / UPLOADS
+    stored = await receive_upload(request, folder, ctl.settings.max_upload)
+    ctl.prune_uploads()  # the ones not used for upload_keep_days (this one was, now)
     return stored.to_dict()
 
 

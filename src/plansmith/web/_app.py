@@ -47,6 +47,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await controller.start()  # the engine's run table, in the app's event loop
+        controller.prune_uploads()  # those no request named for upload_keep_days
         # a log shared with other engines: take over their runs whose lease expired
         taking_over = (
             asyncio.create_task(controller.engine.keep_taking_over())

@@ -10,6 +10,7 @@ state of its own.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ from plansmith.web._catalog import (
 )
 from plansmith.web._goals import GoalChoice, goal_problem_file
 from plansmith.web._settings import WebSettings
+from plansmith.web._uploads import UPLOADS, mark_used, prune_uploads
 from plansmith.web._views import RunDetail, web_status
 
 __all__ = ["Controller"]
@@ -117,6 +119,7 @@ class Controller:
         the server's working folder); None for a GTPyhop folder."""
         if entry.gtpyhop:
             return None
+        mark_used(self.engine.home / UPLOADS, (v for _, v in choice.inputs))  # kept longer
         return read_request_inputs(
             entry.folder,
             entry.name,
@@ -125,6 +128,11 @@ class Controller:
             self.engine.home,
             no_inputs_hint="choose one of its problems or named goals (GET /api/domains)",
         )
+
+    def prune_uploads(self) -> int:
+        """Delete the uploads no request named for ``upload_keep_days`` (``_uploads``)."""
+        keep_s = self.settings.upload_keep_days * 86_400.0
+        return prune_uploads(self.engine.home / UPLOADS, keep_s, time.time())
 
     def inputs(self, domain: str, problem: str | GoalChoice) -> RunInputs:
         entry = self.entry(domain)

@@ -34,3 +34,6 @@ class WebSettings:
     lease_ttl: float = 30.0
     #: the largest file ``POST /api/uploads`` stores (bytes)
     max_upload: int = 200 * 2**20
+    #: days an upload is kept after its last use (stored, or named by a request); 0 keeps
+    #: every upload
+    upload_keep_days: float = 7.0

@@ -8,6 +8,11 @@ which this app never grants). It is stored under the home's ``uploads/`` as
 every character but letters, digits, ``.``, ``_`` and ``-``; the same content with the
 same name is the same file. A file larger than ``max_upload`` bytes is refused (413)
 and nothing is kept; so is a request that does not say its length (411).
+
+Uploads are pruned (``prune_uploads``): one not used for ``upload_keep_days`` (stored,
+stored again, or named by a plan or run request: ``mark_used`` sets its time) is
+deleted as the app starts and after each upload, and so is a partial file an
+interrupted upload left for over a day.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import hashlib
 import os
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -27,13 +33,22 @@ from starlette.requests import Request
 from plansmith.errors import InputError, Location
 from plansmith.web._errors import RequestRefusedError
 
-__all__ = ["UPLOADS", "UPLOAD_OPENAPI", "StoredUpload", "receive_upload", "safe_name"]
+__all__ = [
+    "UPLOADS",
+    "UPLOAD_OPENAPI",
+    "StoredUpload",
+    "receive_upload",
+    "safe_name",
+    "prune_uploads",
+    "mark_used",
+]
 
 UPLOADS = "uploads"  # the folder of the home uploads are stored in
 _FIELD = "file"
 _CHUNK = 1 << 20
 _MULTIPART_SLACK = 64 * 1024  # a request's bytes beyond its file: boundaries, headers
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_PART_KEEP_S = 86_400.0  # a partial file older than this was left by an interrupted upload
 
 #: the request body in the OpenAPI schema (the operation reads the form itself, after
 #: the same-origin and token checks, so that a refused upload is never read)
@@ -135,6 +150,7 @@ async def _store(file: UploadFile, folder: Path, limit: int) -> StoredUpload:
             raise InputError("the upload's name leaves the uploads folder")
         target.parent.mkdir(exist_ok=True)
         os.replace(part, target)  # the same content and name: the same file, whole
+        os.utime(target)  # used now (a file stored again keeps its place for as long)
     finally:
         with contextlib.suppress(FileNotFoundError):
             part.unlink()
@@ -153,3 +169,48 @@ async def receive_upload(request: Request, folder: Path, limit: int) -> StoredUp
                 hint=f"send multipart/form-data with the file in the field {_FIELD!r}",
             )
         return await _store(file, folder, limit)
+
+
+def mark_used(folder: Path, paths: Iterable[str | Path]) -> None:
+    """Set the time of each of ``paths`` that is an upload under ``folder`` to now: a plan
+    or run request that names an upload keeps it from being pruned for as long again."""
+    root = folder.resolve()
+    for path in paths:
+        try:
+            resolved = Path(path).resolve()
+        except (OSError, RuntimeError):  # a name no file system can resolve: no upload
+            continue
+        if resolved.is_relative_to(root) and resolved.is_file():
+            with contextlib.suppress(OSError):
+                os.utime(resolved)
+
+
+def prune_uploads(folder: Path, keep_s: float, now: float) -> int:
+    """Delete the uploads under ``folder`` not used for ``keep_s`` seconds before ``now``
+    (``time.time()``), the partial files older than a day, and the prefix folders left
+    empty; the number of files deleted. ``keep_s`` 0 or less keeps every upload."""
+    if not folder.is_dir():
+        return 0
+    deleted = 0
+    for prefix in folder.iterdir():
+        if not prefix.is_dir() or prefix.is_symlink():
+            deleted += (
+                _prune_file(prefix, _PART_KEEP_S, now) if prefix.name.startswith(".part-") else 0
+            )
+            continue
+        for file in prefix.iterdir():
+            if keep_s > 0 and file.is_file() and not file.is_symlink():
+                deleted += _prune_file(file, keep_s, now)
+        with contextlib.suppress(OSError):  # not empty: kept
+            prefix.rmdir()
+    return deleted
+
+
+def _prune_file(file: Path, keep_s: float, now: float) -> int:
+    try:
+        if now - file.stat().st_mtime > keep_s:
+            file.unlink()
+            return 1
+    except FileNotFoundError:  # deleted meanwhile (another request's prune)
+        pass
+    return 0
