@@ -61,6 +61,22 @@ def serve_command(
     scheduler: SchedulerOpt = None,
     lease_ttl: LeaseTtlOpt = 30.0,
     server_idle: ServerIdleOpt = 300.0,
+    research_source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--research-source",
+            help="A folder research questions are answered over (NAME=DIR or DIR; "
+            "repeat it); default: Debian's Python docs where installed.",
+        ),
+    ] = None,
+    upload_keep_days: Annotated[
+        float,
+        typer.Option(
+            "--upload-keep-days",
+            min=0,
+            help="Days an uploaded file is kept after a request last named it (0: always).",
+        ),
+    ] = 7.0,
 ) -> None:
     """Serve the web plan controller: see a plan, approve it, watch it run live.
     Listens on 127.0.0.1 unless --host says otherwise (then set --token)."""
@@ -89,6 +105,8 @@ def serve_command(
         executor=executor,
         scheduler=scheduler,
         lease_ttl=lease_ttl,
+        research_sources=tuple(research_source) if research_source else None,
+        upload_keep_days=upload_keep_days,
     )
     listening = listen(host, port)
     typer.echo(

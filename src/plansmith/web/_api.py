@@ -4,6 +4,7 @@ cancel, report) and each run's events as server-sent events."""
 from __future__ import annotations
 
 import hmac
+from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
@@ -13,6 +14,7 @@ from pydantic import AfterValidator, BaseModel, Field, WithJsonSchema, model_val
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
+from plansmith.domains.research import MAX_QUESTION_BYTES
 from plansmith.errors import InputError
 from plansmith.execution import bound_to_dict
 from plansmith.model import RUN_ID_MAX_LENGTH, RUN_ID_PATTERN, check_run_id
@@ -322,3 +324,42 @@ async def events(
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
+
+
+class ResearchRequest(BaseModel):
+    """A question to research over the served sources (all of them by default)."""
+
+    model_config = {"extra": "forbid"}
+    question: Annotated[str, Field(min_length=1, max_length=MAX_QUESTION_BYTES)]
+    sources: Annotated[list[Name], Field(max_length=32)] | None = None
+
+
+@api_router.get("/research", tags=["research"])
+async def research_sources(ctl: Ctl) -> dict[str, Any]:
+    """The sources research questions are answered over ([] when none is served)."""
+    return {"sources": list(ctl.research.sources) if ctl.research is not None else []}
+
+
+@api_router.post("/research", status_code=201, tags=["research"])
+async def start_research(body: ResearchRequest, ctl: Ctl) -> dict[str, Any]:
+    """Research a question: a run of the research domain (searches, evidence, the code
+    verifier, a cited report); its id comes back at once. Follow it with GET
+    /api/research/{run_id}, then read its report and trace."""
+    research = ctl.research_service()
+    await ctl.start()  # the run table and the research desk, in the app's event loop
+    handle = research.start_research(body.question, sources=body.sources, owner="web")
+    return asdict(handle)
+
+
+@api_router.get("/research/{run_id}", tags=["research"])
+async def research_status(run_id: RunId, ctl: Ctl) -> dict[str, Any]:
+    """The research run's state, steps done, searches and seconds used."""
+    return asdict(ctl.research_service().get_research_status(run_id, owner="web"))
+
+
+@api_router.get("/research/{run_id}/report", tags=["research"])
+async def research_report(run_id: RunId, ctl: Ctl) -> dict[str, Any]:
+    """The cited report (Markdown) and the run's trace: its subquestions and the
+    decisions on them, every search with its source and hits, the verdict on each claim,
+    the conflicts and their follow-ups."""
+    return asdict(ctl.research_service().get_research_report(run_id, owner="web", trace=True))

@@ -19,6 +19,8 @@ import anyio
 from plansmith.binding import BoundPlan
 from plansmith.domains.folders import shipped_domain_dirs
 from plansmith.domains.request_files import RequestFiles, read_request_inputs
+from plansmith.domains.research import find_python_docs
+from plansmith.domains.research.desk import ResearchService, excludes_for, sources_from_specs
 from plansmith.engine import (
     ASKED_KEY,
     OWNER_KEY,
@@ -85,6 +87,7 @@ class Controller:
         )
         self._holder: asyncio.Task[None] | None = None  # the task the table's runs go on in
         self._closing = anyio.Event()
+        self.research = _research_service(settings, self.engine, self.table)
 
     # -- domains and plans ----------------------------------------------------------------
 
@@ -128,6 +131,16 @@ class Controller:
             self.engine.home,
             no_inputs_hint="choose one of its problems or named goals (GET /api/domains)",
         )
+
+    def research_service(self) -> ResearchService:
+        """The research desk, or a typed error saying how to serve one."""
+        if self.research is None:
+            raise InputError(
+                "no research source is served here",
+                hint="start `plansmith serve --research-source DIR` (or install Debian's"
+                " python3-doc, which is served by default)",
+            )
+        return self.research
 
     def prune_uploads(self) -> int:
         """Delete the uploads no request named for ``upload_keep_days`` (``_uploads``)."""
@@ -181,8 +194,13 @@ class Controller:
 
         async def hold() -> None:
             async with self.table:
-                opened.set()
-                await self._closing.wait()
+                if self.research is None:
+                    opened.set()
+                    await self._closing.wait()
+                    return
+                async with self.research:  # its runs in the table; its source servers
+                    opened.set()
+                    await self._closing.wait()
 
         self._holder = loop.create_task(hold())
         await opened.wait()
@@ -304,3 +322,20 @@ def _asked(domain: str, problem: str | GoalChoice) -> dict[str, JSONValue]:
         what += " with " + ", ".join(f"{k}={v}" for k, v in problem.inputs)
     asked["request"] = f"{what} of {domain}"
     return asked
+
+
+def _research_service(
+    settings: WebSettings, engine: Engine, table: RunTable
+) -> ResearchService | None:
+    """The research desk over ``settings.research_sources`` (None: the installed Python
+    docs, if any), its runs in the web's run table; None when there is no source."""
+    specs = settings.research_sources
+    if specs is None:
+        docs = find_python_docs()
+        specs = (f"python-docs={docs}",) if docs is not None else ()
+    if not specs:
+        return None
+    sources = sources_from_specs(specs)
+    return ResearchService(
+        engine, sources, excludes=excludes_for(sources), share_runs=True, table=table
+    )

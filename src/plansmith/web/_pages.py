@@ -81,3 +81,19 @@ async def run_page(run_id: RunId) -> HTMLResponse:
 async def report_page(run_id: RunId) -> HTMLResponse:
     body = '<h1 id="title">report</h1><div id="report">loading…</div>'
     return page(f"report of {run_id}", "report", body, run_id=run_id)
+
+
+_RESEARCH_BODY = (
+    '<section class="toolbar"><h1 id="title">research</h1>'
+    '<span id="state" class="badge" role="status" aria-live="polite"></span>'
+    '<span id="summary"></span></section>'
+    '<p id="question" class="question"></p><p id="message" class="message" hidden></p>'
+    '<div id="trace"></div><h2>report</h2><pre id="report" class="report">…</pre>'
+)
+
+
+@pages_router.get("/research/{run_id}", response_class=HTMLResponse)
+async def research_page(run_id: RunId) -> HTMLResponse:
+    """A research run: its state while it runs, then its trace (subquestions and the
+    decisions on them, searches, verdicts, conflicts, follow-ups) and its report."""
+    return page(f"research {run_id}", "research", _RESEARCH_BODY, run_id=run_id)

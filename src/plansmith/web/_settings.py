@@ -37,3 +37,7 @@ class WebSettings:
     #: days an upload is kept after its last use (stored, or named by a request); 0 keeps
     #: every upload
     upload_keep_days: float = 7.0
+    #: the folders research questions are answered over (``NAME=DIR`` or ``DIR``, as
+    #: ``plansmith research --source``); None: Debian's Python docs where installed;
+    #: (): no research
+    research_sources: tuple[str, ...] | None = None

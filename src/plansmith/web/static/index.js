@@ -16,9 +16,15 @@
     box.textContent = "No domains: start `plansmith serve --domains DIR` with a folder per domain.";
     return;
   }
+  // the sources research questions are answered over ([] when none is served)
+  const research = await PS.api("/api/research").catch(() => ({ sources: [] }));
   box.replaceChildren(...domains.map((d) => {
     const card = PS.el("div", { class: "domain" },
       PS.el("h2", {}, d.name), PS.el("div", { class: "mono" }, d.domain_file));
+    if (d.name === "research" && research.sources.length) {
+      card.append(researchForm(research.sources));
+      return card;
+    }
     if (!d.runnable)
       card.append(PS.el("p", { class: "not-ready" }, `cannot run here: ${d.readiness.reason}`),
                   PS.el("p", { class: "fix" }, `fix: ${d.readiness.fix}`));
@@ -129,6 +135,29 @@
   }
 
   // A domain whose inputs make the whole job (the lab's PCR): plan and run them alone.
+  // A question over the served sources: the run's page shows its trace and report.
+  function researchForm(sources) {
+    const question = PS.el("textarea", { name: "question", rows: 2, cols: 60,
+                                         "aria-label": "research question", maxlength: 10240,
+                                         placeholder: "How do I read a CSV file?" });
+    const ask = PS.el("button", { class: "primary", "aria-label": "research the question" },
+                      "research");
+    const form = PS.el("div", { class: "research" },
+      PS.el("p", { class: "note" }, `a question over: ${sources.join(", ")}`), question, ask);
+    ask.addEventListener("click", async () => {
+      ask.disabled = true;
+      try {
+        const r = await PS.api("/api/research", { method: "POST",
+                                                  body: { question: question.value } });
+        location.href = `/research/${r.run_id}`;
+      } catch (error) {
+        form.append(PS.el("p", { class: "message" }, error.message));
+        ask.disabled = false;
+      }
+    });
+    return form;
+  }
+
   function jobForm(d, inputs) {
     const out = PS.el("div", { class: "goal-plan" });
     const asked = () => ({ domain: d.name, inputs: inputs.values() });
