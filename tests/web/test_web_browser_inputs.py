@@ -1,7 +1,8 @@
 """A domain's inputs on the index page, in Debian's headless chromium (Playwright, no
 browser download), over the shipped catalog: a FASTA chosen for bio's gene is uploaded
 as it is chosen, and the GC/ORF goal's form plans over it; the lab's PCR plans from the
-number of samples alone. Screenshots go to tests/web/artifacts/ (gitignored). Skipped
+number of samples alone. Then every runnable domain (bio, code, pcr on the simulator
+where the lab venv is) from its form to a succeeded run: create, approve, watch. Screenshots go to tests/web/artifacts/ (gitignored). Skipped
 when /usr/bin/chromium or Playwright is missing (.ci/run installs both)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import httpx
 from _browser import ARTIFACTS, browser_context, browser_page, needs_chromium
 from _web_helpers import ServerThread
 
@@ -81,3 +83,67 @@ def test_an_uploaded_fasta_is_the_gene_of_the_gc_and_orf_goal(
         job.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "index-inputs-pcr.png"))
     assert [e for e in errors if "status of 422" not in e] == []  # the 422 is the test's
+
+
+def _approve_and_watch(page: Any) -> str:
+    """On a run's plan page (after *create run*): approve it, open its run page, and wait
+    until the run ends; the run's state."""
+    page.wait_for_url("**/runs/*/plan", timeout=60_000)
+    page.wait_for_selector("body[data-rendered]", timeout=60_000)
+    run_id = page.url.split("/runs/")[1].split("/")[0]
+    page.get_by_role("button", name="Approve").click()
+    page.goto(page.url.rsplit("/plan", 1)[0])
+    page.wait_for_function(
+        "() => ['succeeded', 'failed', 'cancelled'].includes(document.body.dataset.status)",
+        timeout=240_000,
+    )
+    assert run_id in page.url
+    return str(page.locator("body").get_attribute("data-status"))
+
+
+def test_every_runnable_domain_runs_from_its_form_to_a_succeeded_run(
+    tmp_path: Path, browser_page: Any
+) -> None:
+    from _shop_repo import shop_repo
+    from plansmith.domains.lab import find_lab_python
+
+    gene = tmp_path / "gene.fasta"
+    shutil.copy(DATA_DIR / "query.fasta", gene)
+    repo = shop_repo(tmp_path)
+    app = create_app(WebSettings(home=tmp_path / "home"))  # the shipped domains
+    page = browser_page
+    with ServerThread(app) as server:
+
+        def card(name: str) -> Any:
+            page.goto(server.url + "/")
+            page.wait_for_selector(".domain .inputs")
+            return page.locator(".domain").filter(has=page.locator("h2", has_text=name)).first
+
+        bio = card("bio")
+        bio.get_by_label("bio gene").set_input_files(str(gene))
+        bio.locator("[data-input-status='gene'][data-path]").wait_for(timeout=30_000)
+        form = bio.locator(".goal[data-goal='gc_and_orf_summary']")
+        form.get_by_label("gc_and_orf_summary s").select_option("gene")
+        form.get_by_role("button", name="create run for bio / gc_and_orf_summary").click()
+        assert _approve_and_watch(page) == "succeeded"
+        assert page.locator("#bar-label").inner_text() == "4 / 4 done"
+        page.screenshot(path=str(ARTIFACTS / "index-run-bio.png"))
+
+        code = card("code")
+        code.get_by_label("code repo").fill(str(repo))
+        form = code.locator(".goal[data-goal='diagnosis']")
+        form.get_by_role("button", name="create run for code / diagnosis").click()
+        assert _approve_and_watch(page) == "succeeded"
+        page.screenshot(path=str(ARTIFACTS / "index-run-code.png"))
+
+        if find_lab_python()[0].exists():  # the lab venv: the Opentrons simulator
+            pcr = card("pcr")
+            pcr.get_by_label("pcr samples").fill("8")
+            pcr.get_by_label("pcr cycles").fill("1")
+            job = pcr.locator(".job[data-job='pcr']")
+            job.get_by_role("button", name="create run for pcr / inputs").click()
+            assert _approve_and_watch(page) == "succeeded"
+            page.screenshot(path=str(ARTIFACTS / "index-run-pcr.png"))
+        runs = httpx.get(server.url + "/api/runs", timeout=30).json()
+    lab = find_lab_python()[0].exists()
+    assert [r["status"] for r in runs] == ["succeeded"] * (3 if lab else 2)
