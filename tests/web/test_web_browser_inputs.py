@@ -2,7 +2,8 @@
 browser download), over the shipped catalog: a FASTA chosen for bio's gene is uploaded
 as it is chosen, and the GC/ORF goal's form plans over it; the lab's PCR plans from the
 number of samples alone. Then every runnable domain (bio, code, pcr on the simulator
-where the lab venv is) from its form to a succeeded run: create, approve, watch. Screenshots go to tests/web/artifacts/ (gitignored). Skipped
+where the lab venv is) from its form to a succeeded run: create, approve, watch.
+Screenshots go to tests/web/artifacts/ (gitignored). Skipped
 when /usr/bin/chromium or Playwright is missing (.ci/run installs both)."""
 
 from __future__ import annotations
