@@ -1,13 +1,13 @@
 """Drug target discovery (GTPyhop's ``drug_target_discovery``, scenario 1, with
-plansmith's KEGG action and method: 10 steps over all eight servers; ``--as-published``:
-the domain as published, 8 steps over seven servers) over the servers of
+plansmith's KEGG and compound actions and methods: 11 steps over all eight servers;
+``--as-published``: the domain as published, 8 steps over seven servers) over the servers of
 ``plansmith.domains.drugtarget`` (real processes, stdio), as seed 002 ran it three times:
 
   1. plansmith cold: ``run_drug_target`` on a fresh engine, the servers started for the
      run and stopped after it (what ``plansmith demo drug-target`` does), three times;
   2. plansmith warm: one engine whose servers a ``WarmPools`` keeps between runs (what a
      long-lived face does), three runs after one that starts them;
-  3. raw, the peer: an ``mcp`` SDK loop making the same calls (ten, or eight) with the same
+  3. raw, the peer: an ``mcp`` SDK loop making the same calls (11, or 8) with the same
      arguments, each value taken from the answer before as the bindings' JSONPaths say,
      through its own ``mcp.Client`` sessions: cold (its servers started per run) and
      warm (sessions kept).
@@ -70,8 +70,8 @@ def _json(result: Any) -> Any:
 
 
 async def _raw_pass(clients: dict[str, Client]) -> list[tuple[str, str]]:
-    """The plan's calls, each argument from the answer before it (KEGG's two unless
-    ``--as-published``)."""
+    """The plan's calls, each argument from the answer before it (KEGG's two and ChEMBL's
+    compounds unless ``--as-published``)."""
     calls: list[tuple[str, str]] = []
 
     async def call(server: str, tool: str, args: dict[str, Any]) -> Any:
@@ -99,7 +99,10 @@ async def _raw_pass(clients: dict[str, Client]) -> list[tuple[str, str]]:
         await call("kegg", "get_pathway_info", {"pathway_id": pathway})
     await call("pdb", "search_by_uniprot", {"uniprot_id": accession, "limit": 10})
     await call("alphafold", "get_structure", {"uniprotId": accession, "format": "json"})
-    await call("chembl", "search_by_uniprot", {"uniprot_id": accession, "limit": 10})
+    chembl = await call("chembl", "search_by_uniprot", {"uniprot_id": accession, "limit": 10})
+    if not PUBLISHED:
+        target = chembl["targets"][0]["target_chembl_id"]
+        await call("chembl", "get_target_compounds", {"target_chembl_id": target, "limit": 25})
     query = "breast cancer drug target therapeutic"
     await call("pubmed", "search_articles", {"query": query, "max_results": 10})
     return calls
@@ -149,7 +152,7 @@ async def main() -> int:
     bad = [r.run_id for r in runs if r.state != "succeeded" or r.failed_steps]
     structures = {r.structure() for r in runs}
     used = cold[0].findings.called()
-    what = " as published" if PUBLISHED else ", with plansmith's KEGG steps"
+    what = " as published" if PUBLISHED else ", with plansmith's KEGG and compound steps"
     print(
         f"drug target discovery, {SCENARIO}{what}: {len(cold[0].plan.steps)} steps,"
         f" {len(used)} servers ({', '.join(used)})"

@@ -13,6 +13,7 @@ from plansmith.domains.drugtarget._extension import (
     a_find_kegg_pathways_by_gene,
     extended_domain,
     m_analyze_pathways_with_kegg,
+    m_find_compounds_with_activities,
 )
 from plansmith.model import PyDomain
 
@@ -44,7 +45,7 @@ def test_the_method_needs_validated_proteins() -> None:
     ]
 
 
-def test_the_extension_adds_one_action_and_one_method_first() -> None:
+def test_the_extension_adds_two_actions_and_two_methods_first() -> None:
     from plansmith.compat import gtpyhop
     from plansmith.formats import load_gtpyhop_package
 
@@ -55,7 +56,13 @@ def test_the_extension_adds_one_action_and_one_method_first() -> None:
     assert [n for n, _ in extended.actions] == [
         *(n for n, _ in domain.actions),
         "a_find_kegg_pathways_by_gene",
+        "a_get_target_compounds",
     ]
+    compounds = dict(domain.task_methods)["m_find_compounds"]
+    assert dict(extended.task_methods)["m_find_compounds"] == (
+        m_find_compounds_with_activities,
+        *compounds,
+    )
     published = dict(domain.task_methods)["m_analyze_pathways"]
     assert dict(extended.task_methods)["m_analyze_pathways"] == (
         m_analyze_pathways_with_kegg,

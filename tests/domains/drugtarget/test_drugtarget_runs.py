@@ -58,14 +58,17 @@ def _servers_of(plan: Plan) -> list[str]:
 
 
 @pytest.mark.parametrize("scenario", pipeline.DT_SCENARIOS)
-def test_the_default_plan_has_ten_steps_over_all_eight_servers(scenario: str) -> None:
+def test_the_default_plan_has_eleven_steps_over_all_eight_servers(scenario: str) -> None:
     plan, domain = pipeline.plan_drug_target(scenario)
     assert [s.action for s in plan.steps] == [
         *PUBLISHED[:4],
         "a_find_kegg_pathways_by_gene",
         "a_get_kegg_pathway",
-        *PUBLISHED[4:],
+        *PUBLISHED[4:7],
+        "a_get_target_compounds",
+        PUBLISHED[7],
     ]
+    assert plan.steps[9].args == ("${context.chembl_target_ids[0]}",)
     assert plan.steps[4].args == ("${context.kegg_genes[0]}",)
     assert plan.steps[5].args == ("${context.kegg_pathway_ids[0]}",)
     assert sorted(set(_servers_of(plan))) == sorted(pipeline.SOURCES)
@@ -113,6 +116,11 @@ def test_scenario_1_runs_over_eight_servers_and_every_value_names_its_source(
     assert found.alphafold is not None
     assert found.alphafold.value["id"] == "AF-P03372-F1"
     assert [c.value["target_chembl_id"] for c in found.chembl_targets] == ["CHEMBL206"]
+    # the compounds tested against that target (plansmith's step after the domain's)
+    assert [(c.value["molecule_pref_name"], c.cite()) for c in found.compounds] == [
+        ("TAMOXIFEN", "[s10.compound_activities chembl:get_target_compounds]"),
+        ("FULVESTRANT", "[s10.compound_activities chembl:get_target_compounds]"),
+    ]
     assert found.articles
     assert all(a.tool == "search_articles" for a in found.articles)
     # KEGG: gene -> KEGG gene id (UniProt's cross-reference) -> its pathway -> its record
@@ -165,6 +173,7 @@ def test_scenario_1_as_published_runs_seven_servers_and_says_kegg_is_missing(
     assert found.missing == [
         "no KEGG pathway linked to the gene: a_find_kegg_pathways_by_gene did not run",
         "no KEGG pathway record: a_get_kegg_pathway did not run",
+        "no compound tested against the ChEMBL target: a_get_target_compounds did not run",
     ]
 
 
@@ -278,8 +287,8 @@ def test_an_unknown_disease_gets_no_targets_found_and_a_typed_error_not_a_crash(
     assert run.failed_steps == 0
     skipped = [e.step for e in events if isinstance(e, StepSkipped)]
     called = [e.step for e in events if isinstance(e, StepSucceeded)]
-    assert called == ["s1", "s10"]  # the disease search, and the literature search by name
-    assert skipped == [f"s{i}" for i in range(2, 10)]
+    assert called == ["s1", "s11"]  # the disease search, and the literature search by name
+    assert skipped == [f"s{i}" for i in range(2, 11)]
     first = next(e for e in events if isinstance(e, StepSkipped))
     assert "${context.disease_id}" in first.reason
     assert "is null" in first.reason
@@ -303,7 +312,7 @@ def test_a_run_replays_from_its_log_with_the_recorded_events(tmp_path: Path) -> 
     assert f"replayed run {run.run_id}: " in result.stderr
     assert "each step's events as recorded" in result.stderr
     replayed = [json.loads(line) for line in result.stdout.splitlines()]
-    assert sum(e["type"] == "StepSucceeded" for e in replayed) == 10
+    assert sum(e["type"] == "StepSucceeded" for e in replayed) == 11
 
 
 def test_the_cli_demo_runs_scenario_1_and_prints_the_traced_report(tmp_path: Path) -> None:
@@ -322,15 +331,30 @@ def test_the_cli_demo_runs_scenario_1_and_prints_the_traced_report(tmp_path: Pat
     assert (tmp_path / "runs.db").is_file()
 
 
+#: scenario 2's ChEMBL target (amyloid-beta A4, CHEMBL2487) has no activity in the data set
+NO_COMPOUND = "no compound tested against the ChEMBL target (s10 chembl:get_target_compounds)"
+
+
 @pytest.mark.parametrize(
-    ("scenario", "disease", "gene", "found_ids"),
+    ("scenario", "disease", "gene", "found_ids", "missing"),
     [
-        ("scenario_2_alzheimers", "MONDO_0004975", "APP", ("P05067", "hsa:351", "hsa05010")),
-        ("scenario_3_diabetes", "MONDO_0005148", "PPARG", ("P37231", "hsa:5468", "hsa03320")),
+        (
+            "scenario_2_alzheimers",
+            "MONDO_0004975",
+            "APP",
+            ("P05067", "hsa:351", "hsa05010"),
+            [NO_COMPOUND],
+        ),
+        ("scenario_3_diabetes", "MONDO_0005148", "PPARG", ("P37231", "hsa:5468", "hsa03320"), []),
     ],
 )
-def test_the_other_scenarios_run_with_nothing_missing(
-    tmp_path: Path, scenario: str, disease: str, gene: str, found_ids: tuple[str, str, str]
+def test_the_other_scenarios_run_and_say_what_is_missing(  # noqa: PLR0917
+    tmp_path: Path,
+    scenario: str,
+    disease: str,
+    gene: str,
+    found_ids: tuple[str, str, str],
+    missing: list[str],
 ) -> None:
     """``found_ids``: the UniProt accession, the KEGG gene and the KEGG pathway."""
     accession, kegg_gene, kegg_pathway = found_ids
@@ -340,8 +364,10 @@ def test_the_other_scenarios_run_with_nothing_missing(
 
     run = anyio.run(go)
     assert run.state == "succeeded"
+    assert run.failed_steps == 0
     found = run.findings
-    assert found.missing == []
+    assert found.missing == missing
+    assert bool(found.compounds) is not bool(missing)
     assert found.disease is not None
     assert found.disease.value["id"] == disease
     assert found.targets[0].value["targetSymbol"] == gene

@@ -49,6 +49,7 @@ class Findings:
     pdb: list[Sourced] = field(default_factory=list)
     alphafold: Sourced | None = None
     chembl_targets: list[Sourced] = field(default_factory=list)
+    compounds: list[Sourced] = field(default_factory=list)
     articles: list[Sourced] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     calls: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -95,6 +96,20 @@ def _chembl(row: Any) -> dict[str, Any]:
     return {"target_chembl_id": row.get("target_chembl_id"), "pref_name": row.get("pref_name")}
 
 
+def _compound(row: Any) -> dict[str, Any]:
+    row = row if isinstance(row, dict) else {}
+    keys = (
+        "molecule_chembl_id",
+        "molecule_pref_name",
+        "standard_type",
+        "standard_relation",
+        "standard_value",
+        "standard_units",
+        "target_chembl_id",
+    )
+    return {k: row.get(k) for k in keys}
+
+
 def _article(row: Any) -> dict[str, Any]:
     row = row if isinstance(row, dict) else {}
     keys = ("pmid", "title", "journal", "publicationDate")
@@ -109,6 +124,7 @@ _EMPTY = {
     "a_find_pathways_by_gene": "no Reactome pathway for the gene",
     "a_find_kegg_pathways_by_gene": "no KEGG pathway linked to the gene",
     "a_get_kegg_pathway": "no KEGG pathway record",
+    "a_get_target_compounds": "no compound tested against the ChEMBL target",
     "a_get_pdb_structures": "no PDB structure for the protein",
     "a_get_alphafold_structure": "no AlphaFold model for the protein",
     "a_get_compounds_for_target": "no ChEMBL target for the protein",
@@ -183,6 +199,8 @@ def _read(found: Findings, ran: Mapping[str, Mapping[str, Any]]) -> None:
             found.alphafold = _cited(step, "alphafold_id", model)
     if (step := ran.get("a_get_compounds_for_target")) is not None:
         found.chembl_targets = _listed(step, "chembl_targets", _chembl)
+    if (step := ran.get("a_get_target_compounds")) is not None:
+        found.compounds = _listed(step, "compound_activities", _compound)
     if (step := ran.get("a_search_literature")) is not None:
         found.articles = _listed(step, "articles", _article)
 
@@ -199,6 +217,7 @@ def _gave(found: Findings, action: str) -> bool:
             "a_get_pdb_structures": found.pdb,
             "a_get_alphafold_structure": found.alphafold,
             "a_get_compounds_for_target": found.chembl_targets,
+            "a_get_target_compounds": found.compounds,
             "a_search_literature": found.articles,
         }[action]
     )
@@ -255,6 +274,15 @@ def findings_markdown(found: Findings) -> str:
         "ChEMBL targets of the protein (the domain's compound step: ChEMBL's target search)",
         found.chembl_targets,
         lambda c: f"{c['target_chembl_id']}: {c['pref_name']}",
+    )
+    out += _lines(
+        "Compounds tested against the ChEMBL target (ChEMBL activities)",
+        found.compounds,
+        lambda c: (
+            f"{c['molecule_chembl_id']} {c['molecule_pref_name']}: {c['standard_type']}"
+            f" {c['standard_relation']} {c['standard_value']} {c['standard_units']}"
+            f" against {c['target_chembl_id']}"
+        ),
     )
     out += _lines(
         "Literature (PubMed)",

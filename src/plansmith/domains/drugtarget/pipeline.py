@@ -2,11 +2,12 @@
 
 The domain is ``gtpyhop.examples.mcp-orchestration.drug_target_discovery`` (gtpyhop
 2.0.2), loaded unchanged and planned by plansmith's GTPyhop compatibility layer. GTPyhop's
-domain declares ``a_get_kegg_pathway`` but no method plans it, so plansmith extends the
-loaded domain with one action and one method (``_extension``) that put KEGG in the plan:
-10 steps for each of its three scenarios, over all eight servers (``as_published=True``:
-the domain as published, 8 steps over seven servers). Later steps take GTPyhop's
-``${context.X}`` placeholders.
+domain declares ``a_get_kegg_pathway`` but no method plans it, and its compound step
+finds ChEMBL targets, not compounds; plansmith extends the loaded domain with two
+actions and two methods (``_extension``) that put KEGG and the target's compounds in the
+plan: 11 steps for each of its three scenarios, over all eight servers
+(``as_published=True``: the domain as published, 8 steps over seven servers). Later
+steps take GTPyhop's ``${context.X}`` placeholders.
 ``bindings.yaml`` binds every action to the tool its docstring names, and declares the
 outputs the placeholders read. ``run_drug_target`` runs a scenario through
 ``Engine.run_plan`` (the run log, leases, retries and restarts of every run) and makes
@@ -91,9 +92,9 @@ def plan_drug_target(
     with (``plansmith.formats.action_domain``). ``disease``: another disease than the
     scenario's, planned with its state (the domain's task takes the disease's name).
 
-    The domain is GTPyhop's, extended by plansmith with the KEGG action and method of
-    ``_extension`` (10 steps, eight servers); ``as_published``: GTPyhop's domain as it
-    is (8 steps, no KEGG step)."""
+    The domain is GTPyhop's, extended by plansmith with the KEGG and compound actions and
+    methods of ``_extension`` (11 steps, eight servers); ``as_published``: GTPyhop's
+    domain as it is (8 steps, no KEGG step)."""
     from plansmith.compat import gtpyhop  # noqa: PLC0415 - keeps this module light
     from plansmith.formats import action_domain, load_gtpyhop_package  # noqa: PLC0415
     from plansmith.planning.htn import plan_python  # noqa: PLC0415
