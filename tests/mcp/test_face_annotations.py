@@ -34,7 +34,10 @@ HINTS = {
     "start_run": (False, True, True, True),
     "cancel_run": (False, True, True, False),
     "open_session": (False, False, False, False),  # a new session each call
-    "start_research": (False, False, False, False),  # a new research run each call
+    # a new research run each call; with a model endpoint configured, it asks the model
+    "start_research": (False, False, False, True),
+    # asks the host's model once per run; asking again changes nothing more
+    "explain_research_conflicts": (False, False, True, True),
     "draft_patch": (False, False, False, True),  # asks a model, writes a new patch file
 }
 

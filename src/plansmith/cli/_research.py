@@ -18,6 +18,12 @@ from plansmith.errors import ExecutionError
 
 __all__: list[str] = []
 
+_LIMIT_OPTIONS = {
+    "rate": "--rate",
+    "breaker_failures": "--breaker-failures",
+    "breaker_cooldown": "--breaker-cooldown",
+}
+
 
 class _View:
     """A progress bar of the plan's steps; a line per search."""
@@ -73,10 +79,44 @@ def research_command(
     max_in_flight: Annotated[
         int, typer.Option("--max-in-flight", min=1, help="Calls at once per source.")
     ] = 4,
+    rate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rate",
+            help="Calls a source may start per time window, across runs: [SOURCE=]RATE, "
+            "e.g. 5/s, 60/min, python-docs='100 per 10 s' (repeatable; no SOURCE: every "
+            "source). A call over the rate waits for a slot.",
+        ),
+    ] = None,
+    breaker_failures: Annotated[
+        int | None,
+        typer.Option(
+            "--breaker-failures",
+            help="Failed calls in a row that open a source's circuit breaker (0: no "
+            "breaker; default 5).",
+        ),
+    ] = None,
+    breaker_cooldown: Annotated[
+        float | None,
+        typer.Option(
+            "--breaker-cooldown",
+            help="Seconds an open breaker waits before letting one trial call through "
+            "(default 30).",
+        ),
+    ] = None,
     subquestion: Annotated[
         list[str] | None,
         typer.Option("--subquestion", help="An extra subquestion (the rules keep or drop it)."),
     ] = None,
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline",
+            help="Ask no model, even with PLANSMITH_LLM_BASE_URL set (by default the "
+            "endpoint, when set, proposes subquestions and explains the flagged "
+            "conflicts: two calls at most).",
+        ),
+    ] = False,
     out: Annotated[Path | None, typer.Option("--out", help="Write the report here.")] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the report and trace as JSON.")
@@ -86,7 +126,10 @@ def research_command(
     """Research QUESTION over the sources (one plansmith-corpus server each): decompose it,
     search every source within the budget, verify the evidence in code, and print a report
     in which every factual sentence cites its source path and lines. The whole trace is
-    kept in HOME/runs/RUN_ID/research.json."""
+    kept in HOME/runs/RUN_ID/research.json. With PLANSMITH_LLM_BASE_URL and
+    PLANSMITH_LLM_MODEL set (an OpenAI-compatible endpoint), the run makes two model
+    calls at most: one proposes more subquestions (the rules keep or drop them), one
+    explains the conflicts the verifier flagged, in a section marked as model text."""
     import asyncio
 
     from plansmith.domains.research import Budget, check_question
@@ -94,12 +137,29 @@ def research_command(
         ResearchService,
         SourceQuota,
         excludes_for,
+        limit_settings,
         sources_from_specs,
     )
     from plansmith.engine import Engine
 
     check_question(question)  # a bad question makes no run (nor starts a server)
     sources = sources_from_specs(source)
+    limits = limit_settings(  # bad limits make no run either
+        list(sources),
+        rate=rate or None,
+        breaker_failures=breaker_failures,
+        breaker_cooldown=breaker_cooldown,
+        names=_LIMIT_OPTIONS,
+    )
+    model = None
+    if not offline:  # the endpoint translation uses, when the environment names one
+        import os
+
+        from plansmith.mcp import openai_config, openai_model
+
+        config = openai_config(os.environ)
+        model = openai_model(config) if config is not None else None
+    quota = {name: limits.apply(SourceQuota(max_in_flight=max_in_flight), name) for name in sources}
     excludes = excludes_for(sources)
     budget = Budget(budget_subtasks, budget_searches, budget_seconds)
     view = _View()
@@ -110,13 +170,28 @@ def research_command(
             engine,
             sources,
             excludes=excludes,
-            quota=SourceQuota(max_in_flight=max_in_flight),
+            quota=quota,
             budget=budget,
             depth=max_depth,
+            model=model,
+            model_via="openai",
         )
         async with service:  # its runs are cancelled and its servers stopped at the end
+            proposed: tuple[str, ...] = ()
+            if model is not None:  # one call: more subquestions, filtered by the rules
+                proposed, failed = await service.model_proposals(question, model)
+                if failed:
+                    view.console.print(
+                        f"the model proposed no subquestion ({failed}); the rules' only",
+                        markup=False,
+                    )
             handle = service.start_research(
-                question, extra=tuple(subquestion or ()), owner="local", subscribe=view
+                question,
+                extra=tuple(subquestion or ()),
+                owner="local",
+                subscribe=view,
+                proposed=proposed,
+                llm_calls=1 if model is not None else 0,
             )
             view.console.print(
                 f"plan: {handle.kind} question, {len(handle.subquestions)} subquestions:"

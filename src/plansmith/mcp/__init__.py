@@ -2,6 +2,7 @@
 from any MCP host, over the engine's run table; with research sources, the research
 tools; for the code domain, ``draft_patch``."""
 
+from plansmith.mcp._openai import OpenAIConfig, openai_config, openai_model
 from plansmith.mcp._server import SessionInfo, build_face_server, serve_face_http
 from plansmith.mcp._service import DriveElsewhere, FaceService, drive_with_cli
 from plansmith.mcp._types import (
@@ -42,4 +43,7 @@ __all__ = [
     "RunStatus",
     "RunList",
     "RunReport",
+    "OpenAIConfig",
+    "openai_config",
+    "openai_model",
 ]

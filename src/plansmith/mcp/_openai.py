@@ -6,7 +6,7 @@ for Ollama), ``PLANSMITH_LLM_MODEL`` and, optionally, ``PLANSMITH_LLM_API_KEY``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +14,7 @@ import httpx2
 
 from plansmith.errors import ExecutionError, InputError, Location
 
-__all__ = ["OpenAIConfig", "openai_config", "chat"]
+__all__ = ["OpenAIConfig", "openai_config", "chat", "openai_model"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,3 +80,13 @@ async def chat(config: OpenAIConfig, system: str, user: str) -> str:
     except ValueError:
         data = None
     return _content(data)
+
+
+def openai_model(config: OpenAIConfig) -> Callable[[str, str], Awaitable[str]]:
+    """The endpoint as a model call (system prompt, user prompt) -> text, as a research
+    run takes one (``plansmith.domains.research.ModelCall``)."""
+
+    async def call(system: str, user: str) -> str:
+        return await chat(config, system, user)
+
+    return call

@@ -292,7 +292,7 @@ def build_face_server(
 
     _resources(server, service, owners)
     if research is not None:
-        add_research_tools(server, research, owners)
+        add_research_tools(server, research, owners, openai=openai)
     add_patch_tools(server, service.patches, openai, owners)  # draft_patch
     server.prompt(name="plan_and_run")(plan_and_run_prompt)
     return server

@@ -13,6 +13,19 @@ from plansmith.domains.research._evidence import (
     evidence_from_search,
     subject_of,
 )
+from plansmith.domains.research._explain import (
+    EXPLAIN_SYSTEM_PROMPT,
+    EXPLANATION_HEADING,
+    MAX_PROPOSALS,
+    MAX_RESEARCH_LLM_CALLS,
+    PROPOSE_SYSTEM_PROMPT,
+    ModelCall,
+    ModelText,
+    explanation_prompt,
+    proposal_prompt,
+    read_proposals,
+    value_conflicts,
+)
 from plansmith.domains.research._index import index_source
 from plansmith.domains.research._problem import (
     ResearchProblem,
@@ -30,6 +43,7 @@ from plansmith.domains.research._questions import (
     QuestionKind,
     classify,
     split_parts,
+    split_qualifier,
 )
 from plansmith.domains.research._report import Citation, Report, write_report
 from plansmith.domains.research._source_types import (
@@ -80,6 +94,18 @@ __all__ = [
     "DEFAULT_CRITERIA",
     "classify",
     "split_parts",
+    "split_qualifier",
+    "MAX_RESEARCH_LLM_CALLS",
+    "ModelCall",
+    "ModelText",
+    "EXPLAIN_SYSTEM_PROMPT",
+    "EXPLANATION_HEADING",
+    "explanation_prompt",
+    "value_conflicts",
+    "MAX_PROPOSALS",
+    "PROPOSE_SYSTEM_PROMPT",
+    "proposal_prompt",
+    "read_proposals",
     "MAX_QUESTION_BYTES",
     "check_question",
     "Budget",

@@ -107,9 +107,11 @@ def research_problem(
     budget: Budget | None = None,
     *,
     extra: Iterable[str] = (),
+    proposed: Iterable[str] = (),
 ) -> ResearchProblem:
     """Classify ``question``, propose and filter its subquestions (``extra``: more
-    proposals, as plain questions), over ``sources`` (their names)."""
+    proposals, as plain questions; ``proposed``: a model's, facet ``model``), over
+    ``sources`` (their names)."""
     check_question(question)
     names = list(dict.fromkeys(sources))
     if not names:
@@ -127,8 +129,9 @@ def research_problem(
     classified = classify(question)
     candidates = propose(classified)
     candidates += [
-        Subquestion("", "extra", " ".join(t.split()), " ".join(t.split()).rstrip("?"))
-        for t in extra
+        Subquestion("", facet, " ".join(t.split()), " ".join(t.split()).rstrip("?"))
+        for facet, texts in (("extra", extra), ("model", proposed))
+        for t in texts
         if t.strip()
     ]
     kept, decisions = select(classified, candidates, budget, len(names))

@@ -17,12 +17,23 @@ The kinds of one part, tried in this order:
 * ``fact``: a question after one fact: "when was X released", "which version added
   X", "how many workers does X support", "does X support Y", "is X thread-safe";
 * ``explain``: "what is X", "how do I X", "how to X", "explain X", and anything else.
+
+A trailing qualifier naming the language, platform or tool the question is asked in
+("... in Python", "... with Python 3.11", "... using the standard library", "... with
+pandas", "... using the csv module") never changes the kind: it is split off
+(:func:`split_qualifier`) before the part is classified, and kept in ``qualifier``. A
+language or platform ("in Python", "on Linux") is context: it is left out of the topic,
+options and search words ("How do I read a CSV file in Python?" asks what "How do I
+read a CSV file?" asks). A tool ("with tempfile", "using the csv module") names what to
+use: an explain topic keeps it ("create a temporary file with tempfile"), and after a
+comparison's criteria or a decision's purpose it stays part of them, as written; it
+never becomes an option or a part of its own.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 __all__ = [
@@ -35,6 +46,7 @@ __all__ = [
     "split_parts",
     "MAX_QUESTION_BYTES",
     "as_asked",
+    "split_qualifier",
 ]
 
 QuestionKind = Literal["compare", "explain", "should", "fact", "compound"]
@@ -93,6 +105,13 @@ class Question:
     options: tuple[str, ...] = ()
     criteria: tuple[str, ...] = ()
     parts: tuple[Question, ...] = ()
+    #: a trailing "in/with/using <language or tool>" split off before classifying ("")
+    qualifier: str = ""
+
+    @property
+    def context_only(self) -> bool:
+        """Whether the qualifier names a language or platform (context, not searched)."""
+        return bool(self.qualifier) and bool(_LANGUAGE_QUALIFIER.search(self.qualifier))
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Question:
@@ -104,6 +123,7 @@ class Question:
             tuple(data.get("options", ())),
             tuple(data.get("criteria", ())),
             tuple(Question.from_json(p) for p in data.get("parts", ())),
+            data.get("qualifier", ""),
         )
 
 
@@ -146,6 +166,45 @@ _NAME_LIST = re.compile(
 
 _ASKS = re.compile(rf"^\s*{_QWORD}\b", re.I)
 
+#: languages and platforms a question may be asked "in" (lower case)
+_LANGUAGES = (
+    r"python|cpython|pypy|jython|micropython|python\s*[23](?:\.\d+|\.x)?"
+    r"|java|javascript|typescript|node(?:\.js)?|c|c\+\+|c#|rust|go|golang|ruby|perl|php"
+    r"|bash|shell|zsh|powershell|kotlin|swift|scala|haskell|julia|lua|sql|r"
+    r"|linux|windows|macos|mac\s*os|unix|posix|debian|ubuntu"
+)
+_VERSION = r"(?:\s+v?\d+(?:\.\d+)*(?:\.x)?\+?)?"
+_LANGUAGE = (
+    rf"(?:(?:the\s+)?(?:{_LANGUAGES}){_VERSION}(?:\s+(?:code|scripts?|programs?|language))?"
+    r"|(?:the\s+|python'?s\s+)?(?:standard\s+library|stdlib|built-?ins?)"
+    r"|(?:pure|plain)\s+python)"
+)
+#: a tool: one name (``pandas``, ``re``, ``os.path``, ``sqlite3``), "the" before it and
+#: "module"/"library"/"package" after it optional
+_TOOL = (
+    r"(?:the\s+)?(?!(?:a|an|the|it|them|this|that|these|those|my|our|your|their|its)\b)"
+    r"[A-Za-z_][\w.+-]*(?:\s+(?:module|library|package|tool|class|function|api))?"
+)
+_LANGUAGE_QUALIFIER = re.compile(rf"^(?:in|with|using|via|on|under)\s+{_LANGUAGE}$", re.I)
+_QUALIFIER = re.compile(
+    rf"\s+(?P<q>(?:in|on|under)\s+{_LANGUAGE}|(?:with|using|via)\s+(?:{_LANGUAGE}|{_TOOL}))"
+    rf"(?P<end>\s*[?.!]*\s*)$",
+    re.I,
+)
+
+
+def split_qualifier(text: str) -> tuple[str, str]:
+    """``text`` without a trailing "in/with/using <language or tool>" qualifier, and the
+    qualifier (``""`` when there is none): ``"How do I read a CSV file in Python?"`` ->
+    ``("How do I read a CSV file?", "in Python")``. What is left must keep two words."""
+    m = _QUALIFIER.search(text)
+    if not m:
+        return text, ""
+    core = text[: m.start()].rstrip(" ,")
+    if len(re.findall(r"[^\W_]+", core)) < 2:
+        return text, ""
+    return core + m.group("end").strip(), " ".join(m.group("q").split())
+
 
 def as_asked(text: str) -> str:
     """A part as a reader sees it: capitalised, with "?" when it opens with a question
@@ -187,14 +246,22 @@ def classify(question: str) -> Question:
 
 
 def _list_parts(q: Question) -> list[Question]:
-    """An explain question over a list of names, one part per name."""
+    """An explain question over a list of names, one part per name (each keeps the
+    question's qualifier)."""
     if q.kind != "explain" or not _NAME_LIST.match(q.text):
         return [q]
-    names = split_list(re.sub(r"^(?:the|a|an)\s+", "", q.topic, flags=re.I))
+    topic = q.topic
+    if q.qualifier and not q.context_only and topic.endswith(f" {q.qualifier}"):
+        topic = topic[: -len(q.qualifier) - 1]
+    names = split_list(re.sub(r"^(?:the|a|an)\s+", "", topic, flags=re.I))
     if len(names) < 2 or any(len(n.split()) > 3 for n in names):
         return [q]
-    verb = "What are" if q.text.lower().startswith("what are") else "What is"
-    return [Question(f"{verb.replace('are', 'is')} {n}", "explain", n) for n in names]
+    verb = "What is"
+    tail = f" {q.qualifier}" if q.qualifier else ""
+    own = "" if q.context_only else tail
+    return [
+        Question(f"{verb} {n}{tail}", "explain", f"{n}{own}", qualifier=q.qualifier) for n in names
+    ]
 
 
 def _fact_topic(text: str) -> str:
@@ -203,7 +270,27 @@ def _fact_topic(text: str) -> str:
 
 
 def classify_part(question: str) -> Question:
-    """The kind, topic, options and criteria of one part of a question."""
+    """The kind, topic, options and criteria of one part of a question; a trailing
+    qualifier ("in Python", "with pandas") is split off first (see the module)."""
+    core, qualifier = split_qualifier(question)
+    if not qualifier:
+        return _classify_one(question)
+    q = _classify_one(core)
+    if q.kind != "compare" and _classify_one(question).kind == "compare":
+        return _classify_one(question)  # "Compare json with pickle": "with" joins options
+    context = bool(_LANGUAGE_QUALIFIER.search(qualifier))
+    topic, criteria = q.topic, q.criteria
+    if q.kind in ("compare", "should") and criteria and criteria != DEFAULT_CRITERIA:
+        # "Compare A and B for C in Python": the qualifier is part of the criterion
+        criteria = (*criteria[:-1], f"{criteria[-1]} {qualifier}")
+    elif q.kind == "explain" and not context:
+        topic = f"{topic} {qualifier}"
+    elif q.kind == "fact" and not context:
+        topic = _fact_topic(question)
+    return replace(q, text=_clean(question), topic=topic, criteria=criteria, qualifier=qualifier)
+
+
+def _classify_one(question: str) -> Question:
     text = _clean(question)
     for pattern in _SHOULD:
         m = pattern.match(question)

@@ -3,7 +3,9 @@
 Sections: background; comparison (compare) or findings (explain, should, fact;
 a compound question's parts each under their own heading); evidence chain;
 disputed claims (each value with its source, type and lines, weighed by source
-type); follow-up searches (what the searches made on a conflict found);
+type); follow-up searches (what the searches made on a conflict found); the model's
+explanation of the disputed claims, when a model was asked (under a heading saying it
+is model text, not verified, quoted as a block: it cites nothing);
 conclusions and recommendations; coverage and budget. Every sentence that
 states a fact is a quote of a source, written as
 
@@ -41,6 +43,7 @@ class Report:
     citations: tuple[Citation, ...]
     coverage_limited: bool
     sections: tuple[str, ...]
+    llm_calls: int = 0  # model calls the run made (0 offline)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -48,6 +51,7 @@ class Report:
             "citations": [asdict(c) for c in self.citations],
             "coverage_limited": self.coverage_limited,
             "sections": list(self.sections),
+            "llm_calls": self.llm_calls,
         }
 
 
@@ -137,6 +141,7 @@ def write_report(trace: ResearchTrace, *, per_subquestion: int = 2) -> Report:
     w.evidence_chain(sqs, chain, trace.calls, problem.subquestions)
     w.disputed(verdict)
     w.followups(trace)
+    w.explanation(trace)
     w.conclusions(parts, quotes, verdict)
     w.coverage(trace)
     return Report(
@@ -144,4 +149,5 @@ def write_report(trace: ResearchTrace, *, per_subquestion: int = 2) -> Report:
         citations=tuple(w.citations),
         coverage_limited=trace.usage.limited,
         sections=tuple(w.sections),
+        llm_calls=trace.llm_calls,
     )

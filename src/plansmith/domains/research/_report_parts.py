@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from plansmith.domains.research._explain import EXPLANATION_HEADING, MAX_RESEARCH_LLM_CALLS
 from plansmith.domains.research._questions import Question, as_asked
 from plansmith.domains.research._source_types import weight
 from plansmith.domains.research._subquestions import Subquestion
@@ -177,6 +178,27 @@ class Writer:
                 )
             self.line("")
 
+    def explanation(self, trace: ResearchTrace) -> None:
+        """The model's explanation of the flagged conflicts, marked as model text (none
+        asked: no section)."""
+        if not (trace.explanation or trace.explanation_error):
+            return
+        self.section(EXPLANATION_HEADING)
+        via = f" ({trace.explanation_via})" if trace.explanation_via else ""
+        if not trace.explanation:
+            self.line(
+                f"- A model{via} was asked once to explain the disputed claims and gave no "
+                f"explanation: {trace.explanation_error}."
+            )
+            return
+        self.line(
+            f"*Model text{via}, not verified: nothing below was checked against the "
+            "sources, and it cites none. The disputed claims above are the verifier's.*"
+        )
+        self.line("")
+        for line in trace.explanation.strip().splitlines():
+            self.line(f"> {line}".rstrip())
+
     def followups(self, trace: ResearchTrace) -> None:
         """What the searches made because of a conflict found (none: no section)."""
         if not trace.followups:
@@ -278,6 +300,11 @@ class Writer:
             f"- Budget used: {u.subtasks} of {b.max_subtasks} subtasks, {u.searches} of "
             f"{b.max_searches} searches, {u.seconds:.1f} of {b.max_seconds:g} seconds."
         )
+        if trace.llm_calls:
+            self.line(
+                f"- Model calls: {trace.llm_calls} (of at most {MAX_RESEARCH_LLM_CALLS}); "
+                "the verifier's labels never come from a model."
+            )
         if u.delayed or u.breaker_openings or u.breaker_recoveries or u.breaker_refusals:
             self.line(
                 f"- Source limits: {u.delayed} call(s) delayed by a rate quota "
@@ -285,6 +312,8 @@ class Writer:
                 f"{u.breaker_openings} time(s), recovered {u.breaker_recoveries} time(s), "
                 f"refused {u.breaker_refusals} search(es)."
             )
+        for limit in u.limits:
+            self.line(f"- Limits of {limit}.")
         if u.limited:
             self.line("- Coverage limited: " + "; ".join(u.reasons or ("budget reached",)) + ".")
         else:

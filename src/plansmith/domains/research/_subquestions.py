@@ -113,7 +113,10 @@ _FACT_WORDS = (
 
 
 def _fact(q: Question) -> Subquestion:
-    words = re.findall(r"[\w.+#/-]+", q.text)
+    asked = q.text
+    if q.context_only and asked.endswith(q.qualifier):
+        asked = asked[: -len(q.qualifier)]  # "in Python" is context, not searched for
+    words = re.findall(r"[\w.+#/-]+", asked)
     wanted: list[str] = []
     query: list[str] = []
     for word in words:

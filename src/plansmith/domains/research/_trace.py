@@ -84,7 +84,9 @@ class Usage:
     The sources' limits over time: ``delayed`` calls waited for a rate quota's slot,
     ``waited`` seconds in all; circuit breakers opened ``breaker_openings`` times and
     closed again ``breaker_recoveries`` times on this run's calls, and refused
-    ``breaker_refusals`` of its searches; ``breaker_events`` says when, in words."""
+    ``breaker_refusals`` of its searches; ``breaker_events`` says when, in words;
+    ``limits`` the limits set per source, in words ("python-docs: 5 calls per 1 s;
+    breaker after 5 failures in a row, cool-down 30 s; ...")."""
 
     subtasks: int
     searches: int
@@ -97,6 +99,7 @@ class Usage:
     breaker_recoveries: int = 0
     breaker_refusals: int = 0
     breaker_events: tuple[str, ...] = ()
+    limits: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +116,13 @@ class ResearchTrace:
     as_of: str | None = None
     max_age_days: int | None = None
     followups: tuple[FollowUpRecord, ...] = ()
+    #: model calls the run made (at most 2: decomposition proposals, explanation)
+    llm_calls: int = 0
+    #: the model's explanation of the flagged conflicts (model text, not verified),
+    #: what it came through (``openai``, ``sampling``), or why there is none
+    explanation: str = ""
+    explanation_via: str = ""
+    explanation_error: str = ""
     _verdict: list[Verdict] = field(default_factory=list, compare=False, repr=False)
 
     @property
@@ -144,6 +154,10 @@ class ResearchTrace:
             "as_of": self.as_of,
             "max_age_days": self.max_age_days,
             "followups": [asdict(f) for f in self.followups],
+            "llm_calls": self.llm_calls,
+            "explanation": self.explanation,
+            "explanation_via": self.explanation_via,
+            "explanation_error": self.explanation_error,
             "claims": [group_json(g) for g in verdict.groups],
             "conflicts": [group_json(g) for g in verdict.groups if g.conflicts],
         }
@@ -165,6 +179,7 @@ class ResearchTrace:
                     **data["usage"],
                     "reasons": tuple(data["usage"]["reasons"]),
                     "breaker_events": tuple(data["usage"].get("breaker_events", ())),
+                    "limits": tuple(data["usage"].get("limits", ())),
                 }
             ),
             decisions=tuple(Decision(**d) for d in data.get("decisions", [])),
@@ -174,6 +189,10 @@ class ResearchTrace:
                 FollowUpRecord(**{**f, "sources": tuple(f["sources"]), "found": tuple(f["found"])})
                 for f in data.get("followups", [])
             ),
+            llm_calls=int(data.get("llm_calls", 0)),
+            explanation=str(data.get("explanation", "")),
+            explanation_via=str(data.get("explanation_via", "")),
+            explanation_error=str(data.get("explanation_error", "")),
         )
 
 

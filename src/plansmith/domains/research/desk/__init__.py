@@ -19,8 +19,11 @@ from plansmith.domains.research.desk._limits import (
 from plansmith.domains.research.desk._quota import (
     CallsMeasured,
     CallVolume,
+    LimitSettings,
     QuotaConfigError,
     SourceQuota,
+    describe_quota,
+    limit_settings,
     measure_calls,
     parse_rate,
 )
@@ -40,6 +43,9 @@ __all__ = [
     "SourceQuota",
     "QuotaConfigError",
     "parse_rate",
+    "LimitSettings",
+    "limit_settings",
+    "describe_quota",
     "RateQuota",
     "CircuitBreaker",
     "SourceGuard",

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -41,8 +41,12 @@ from typing import Any
 import anyio
 
 from plansmith.domains.research import (
+    EXPLAIN_SYSTEM_PROMPT,
+    MAX_RESEARCH_LLM_CALLS,
     CallRecord,
     FollowUpRecord,
+    ModelCall,
+    ModelText,
     ResearchProblem,
     ResearchTrace,
     Subquestion,
@@ -50,17 +54,27 @@ from plansmith.domains.research import (
     Usage,
     document_type,
     evidence_from_fetch,
+    explanation_prompt,
+    value_conflicts,
     write_report,
 )
 from plansmith.domains.research.desk._cache import QueryCache, QueryKey
-from plansmith.domains.research.desk._limits import CircuitBreaker, SourceGuard, guards_for
+from plansmith.domains.research.desk._limits import (
+    CircuitBreaker,
+    RateQuota,
+    SourceGuard,
+    guards_for,
+)
 from plansmith.domains.research.desk._quota import CallVolume, SourceQuota
 from plansmith.domains.research.verify import ClaimGroup, Evidence, claims_of, where
-from plansmith.errors import ToolCallError
+from plansmith.errors import PlansmithError, ToolCallError
 from plansmith.execution import ToolResult
 from plansmith.model import JSONValue
 
 __all__ = ["CallSource", "ResearchDesk"]
+
+#: the longest model explanation kept (characters)
+MAX_EXPLANATION = 4000
 
 #: calls a source's tool: (server, tool, arguments, idempotency key) -> result
 CallSource = Callable[[str, str, dict[str, Any], str], Awaitable[ToolResult]]
@@ -122,12 +136,22 @@ class ResearchDesk:
     max_followups: int = 3
     followups: list[FollowUpRecord] = field(default_factory=list)
     guards: Mapping[str, SourceGuard] | None = None
+    #: the run's own limits (a face's per-run rate or breaker), after the service's
+    run_guards: Mapping[str, SourceGuard] | None = None
+    #: the limits set, in words, per source (shown in the trace and the report)
+    limits: tuple[str, ...] = ()
     delayed: int = 0
     waited: float = 0.0
     openings: int = 0
     recoveries: int = 0
     refused: int = 0
     breaker_events: list[str] = field(default_factory=list)
+    #: a model to explain the flagged conflicts (one call, after verify; None: offline)
+    model: ModelCall | None = None
+    model_via: str = ""  # what the model is reached through: openai, sampling
+    model_timeout: float = 60.0
+    llm_calls: int = 0
+    explained: ModelText | None = None
 
     def __post_init__(self) -> None:
         self.started = self.clock()
@@ -164,8 +188,11 @@ class ResearchDesk:
 
     # -- a call of a source, through its limits over time --------------------------------
 
-    def _guard(self, source: str) -> SourceGuard:
-        return (self.guards or {}).get(source) or SourceGuard()
+    def _guards(self, source: str) -> list[SourceGuard]:
+        """The limits of ``source`` this run's calls go through: the service's, then the
+        run's own."""
+        found = [(self.guards or {}).get(source), (self.run_guards or {}).get(source)]
+        return [g for g in found if g is not None]
 
     def _outcome(self, source: str, breaker: CircuitBreaker | None, ok: bool) -> None:
         if breaker is None:
@@ -183,41 +210,56 @@ class ResearchDesk:
     async def _call(
         self, source: str, tool: str, args: dict[str, Any], key: str, cut: list[str]
     ) -> ToolResult:
-        """Call ``source``'s ``tool`` within its breaker (refused: :class:`_RefusedError`) and
-        its rate (waiting for a slot; ``cut`` says so if the wait is cancelled)."""
-        guard = self._guard(source)
-        breaker, rate = guard.breaker, guard.rate
-        if breaker is not None:
+        """Call ``source``'s ``tool`` within its breakers (refused: :class:`_RefusedError`)
+        and its rates (waiting for a slot; ``cut`` says so if the wait is cancelled): the
+        service's, shared by the runs, then the run's own (``run_guards``), if any."""
+        guards = self._guards(source)
+        breakers = [g.breaker for g in guards if g.breaker is not None]
+        taken: list[CircuitBreaker] = []
+        for breaker in breakers:
             refused = breaker.refusal()
             if refused is not None:
+                for other in taken:
+                    other.abandoned()
                 raise _RefusedError(refused)
-        if rate is not None:
-            try:
-                waited = await rate.acquire()
-            except BaseException:
-                if breaker is not None:
-                    breaker.abandoned()
-                cut.append(
-                    f"waiting for the rate quota of {source} "
-                    f"({rate.calls} calls per {rate.window:g} s)"
-                )
-                raise
-            if waited > 0:
-                self.delayed += 1
-                self.waited += waited
+            taken.append(breaker)
+        held: list[RateQuota] = []
+        waited = 0.0
+        try:
+            for rate in (g.rate for g in guards if g.rate is not None):
+                try:
+                    waited += await rate.acquire()
+                except BaseException:
+                    cut.append(
+                        f"waiting for the rate quota of {source} "
+                        f"({rate.calls} calls per {rate.window:g} s)"
+                    )
+                    raise
+                held.append(rate)
+        except BaseException:
+            for breaker in breakers:
+                breaker.abandoned()
+            for rate in held:
+                rate.release()
+            raise
+        if waited > 0:
+            self.delayed += 1
+            self.waited += waited
         try:
             result = await self.call_source(source, tool, args, key)
         except ToolCallError:
-            self._outcome(source, breaker, False)
+            for breaker in breakers:
+                self._outcome(source, breaker, False)
             raise
         except BaseException:
-            if breaker is not None:
+            for breaker in breakers:
                 breaker.abandoned()
             raise
         finally:
-            if rate is not None:
+            for rate in held:
                 rate.release()
-        self._outcome(source, breaker, not result.is_error)
+        for breaker in breakers:
+            self._outcome(source, breaker, not result.is_error)
         return result
 
     # -- search ---------------------------------------------------------------------------
@@ -288,8 +330,10 @@ class ResearchDesk:
         to read (already read), so the pages read are new ones."""
 
         async def compute() -> dict[str, Any] | None:
-            breaker = self._guard(source).breaker
-            refused = breaker.refusal(trial=False) if breaker is not None else None
+            refused = None
+            for guard in self._guards(source):
+                if guard.breaker is not None and refused is None:
+                    refused = guard.breaker.refusal(trial=False)
             if refused is not None:
                 self.refused += 1
                 why.append(refused)
@@ -468,7 +512,9 @@ class ResearchDesk:
             breaker_recoveries=self.recoveries,
             breaker_refusals=self.refused,
             breaker_events=tuple(self.breaker_events),
+            limits=self.limits,
         )
+        said = self.explained or ModelText("")
         return ResearchTrace(
             self.run_id,
             p,
@@ -477,6 +523,10 @@ class ResearchDesk:
             evidence,
             usage,
             followups=tuple(self.followups),
+            llm_calls=self.llm_calls,
+            explanation=said.text,
+            explanation_via=said.via,
+            explanation_error=said.error,
         )
 
     async def verify(self, key: str = "", step: str = "") -> dict[str, Any]:
@@ -493,12 +543,39 @@ class ResearchDesk:
                 await self._follow_up(n, group, key or self.run_id, step)
             if flagged:
                 verdict = self.trace().verdict()
+        await self.explain(verdict.groups)
         return {
             "consistent": len(verdict.with_label("consistent")),
             "disputed": len(verdict.with_label("disputed")),
             "single-source": len(verdict.with_label("single-source")),
             "followups": len(self.followups),
         }
+
+    async def explain(self, groups: Sequence[ClaimGroup]) -> None:
+        """With a model, ask it once why the sources may disagree on the flagged values
+        (its text goes in the report, marked as model text); offline, or with nothing
+        flagged, or once asked already, nothing is asked. A failed call is recorded, and
+        the run goes on."""
+        conflicts = value_conflicts(groups)
+        if self.model is None or not conflicts or self.explained is not None:
+            return
+        if self.llm_calls >= MAX_RESEARCH_LLM_CALLS:
+            return
+        prompt = explanation_prompt(self.problem.question.text, conflicts)
+        self.llm_calls += 1
+        try:
+            with anyio.fail_after(self.model_timeout):
+                text = await self.model(EXPLAIN_SYSTEM_PROMPT, prompt)
+        except TimeoutError:
+            self.explained = ModelText(
+                self.model_via, error=f"no answer within {self.model_timeout:g} s"
+            )
+            return
+        except PlansmithError as error:
+            self.explained = ModelText(self.model_via, error=f"{type(error).__name__}: {error}")
+            return
+        text = text.strip()[:MAX_EXPLANATION]
+        self.explained = ModelText(self.model_via, text, "" if text else "an empty answer")
 
     def write_report(self, out: Path | None = None) -> dict[str, Any]:
         trace = self.trace()

@@ -19,7 +19,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,9 @@ from plansmith.errors import InputError, Location
 
 __all__ = [
     "SourceQuota",
+    "LimitSettings",
+    "limit_settings",
+    "describe_quota",
     "QuotaConfigError",
     "parse_rate",
     "CallVolume",
@@ -111,6 +114,135 @@ def parse_rate(text: str) -> tuple[int, float]:
             "units: s, min, h",
         )
     return int(m[1]), (float(m[2]) if m[2] else 1.0) * unit
+
+
+@dataclass(frozen=True, slots=True)
+class LimitSettings:
+    """Rate and breaker settings a face was given (``plansmith research``'s options,
+    ``start_research``'s arguments): ``rates`` per source name (``"*"``: every source),
+    as (calls, window seconds); the breaker's failures in a row and cool-down (None: as
+    the quota has it)."""
+
+    rates: tuple[tuple[str, int, float], ...] = ()
+    breaker_failures: int | None = None
+    breaker_cooldown: float | None = None
+
+    def __bool__(self) -> bool:
+        return (
+            bool(self.rates)
+            or self.breaker_failures is not None
+            or (self.breaker_cooldown is not None)
+        )
+
+    def rate_of(self, source: str) -> tuple[int, float] | None:
+        """The rate set for ``source`` (its own before the one for every source)."""
+        own = [(c, w) for name, c, w in self.rates if name == source]
+        every = [(c, w) for name, c, w in self.rates if name == "*"]
+        found = own or every
+        return found[-1] if found else None
+
+    def apply(self, quota: SourceQuota, source: str) -> SourceQuota:
+        """``quota`` with these settings for ``source`` (what is not set: as it was)."""
+        rate = self.rate_of(source)
+        calls, window = rate if rate is not None else (quota.max_rate, quota.rate_window)
+        failures = (
+            quota.breaker_failures if self.breaker_failures is None else self.breaker_failures
+        )
+        cooldown = (
+            quota.breaker_cooldown if self.breaker_cooldown is None else self.breaker_cooldown
+        )
+        return SourceQuota(quota.max_in_flight, quota.max_calls, calls, window, failures, cooldown)
+
+
+def _where(names: Mapping[str, str], key: str) -> Location:
+    return Location(argument=names.get(key, key))
+
+
+def limit_settings(
+    sources: Sequence[str],
+    *,
+    rate: str | Sequence[str] | Mapping[str, str] | None = None,
+    breaker_failures: object = None,
+    breaker_cooldown: object = None,
+    names: Mapping[str, str] | None = None,
+) -> LimitSettings:
+    """Check and read a face's rate and breaker settings, or raise
+    :class:`QuotaConfigError` with a hint and the argument's location (``names``: the
+    face's name of each argument, ``rate``, ``breaker_failures``, ``breaker_cooldown``,
+    e.g. ``--rate``). ``rate``: one rate for every source (``"5/s"``), ``SOURCE=RATE``
+    items, or a mapping source -> rate (``"*"``: every source)."""
+    names = names or {}
+    items: list[tuple[str, str]] = []
+    if isinstance(rate, str):
+        rate = [rate]
+    if isinstance(rate, Mapping):
+        items = [(str(k), v) for k, v in rate.items()]
+    elif rate is not None:
+        for item in rate:
+            if not isinstance(item, str):
+                raise QuotaConfigError(
+                    f"a rate is text such as '5/s', not {item!r}", location=_where(names, "rate")
+                )
+            name, eq, value = item.partition("=")
+            items.append((name.strip(), value) if eq else ("*", item))
+    rates: list[tuple[str, int, float]] = []
+    for name, value in items:
+        if name not in sources and name != "*":
+            raise QuotaConfigError(
+                f"a rate for an unknown source: {name!r}",
+                location=_where(names, "rate"),
+                hint=f"the sources are: {', '.join(sources)} (or give a rate for every source)",
+            )
+        if not isinstance(value, str):
+            raise QuotaConfigError(
+                f"a rate is text such as '5/s', not {value!r}", location=_where(names, "rate")
+            )
+        try:
+            calls, window = parse_rate(value)
+        except QuotaConfigError as error:
+            raise QuotaConfigError(
+                error.message, location=_where(names, "rate"), hint=error.hint
+            ) from None
+        rates.append((name, calls, window))
+    failures = breaker_failures
+    if failures is not None and (
+        isinstance(failures, bool) or not isinstance(failures, int) or failures < 0
+    ):
+        raise QuotaConfigError(
+            f"breaker failures must be a whole number >= 0, not {failures!r}",
+            location=_where(names, "breaker_failures"),
+            hint="e.g. 5: the breaker opens after 5 failed calls in a row; 0: no breaker",
+        )
+    cooldown = breaker_cooldown
+    if cooldown is not None and not (_number(cooldown) and float(cooldown) > 0):  # type: ignore[arg-type]
+        raise QuotaConfigError(
+            f"the breaker's cool-down must be a number of seconds > 0, not {cooldown!r}",
+            location=_where(names, "breaker_cooldown"),
+            hint="e.g. 30: after 30 s an open breaker lets one trial call through",
+        )
+    return LimitSettings(
+        tuple(rates),
+        failures,
+        None if cooldown is None else float(cooldown),  # type: ignore[arg-type]
+    )
+
+
+def describe_quota(source: str, quota: SourceQuota) -> str:
+    """``quota`` in words: "python-docs: 5 calls per 1 s; breaker after 5 failures in a
+    row, cool-down 30 s; 4 calls at once, 200 per run"."""
+    rate = (
+        f"{quota.max_rate} calls per {quota.rate_window:g} s" if quota.max_rate else "no rate quota"
+    )
+    breaker = (
+        f"breaker after {quota.breaker_failures} failures in a row, "
+        f"cool-down {quota.breaker_cooldown:g} s"
+        if quota.breaker_failures
+        else "no breaker"
+    )
+    return (
+        f"{source}: {rate}; {breaker}; {quota.max_in_flight} calls at once, "
+        f"{quota.max_calls} per run"
+    )
 
 
 @dataclass(slots=True)

@@ -20,7 +20,13 @@ from pathlib import Path
 import anyio
 
 from plansmith.binding import load_bindings
-from plansmith.domains.research import DOMAIN_FILE, Budget, problem_yaml, research_problem
+from plansmith.domains.research import (
+    DOMAIN_FILE,
+    Budget,
+    ModelCall,
+    problem_yaml,
+    research_problem,
+)
 from plansmith.domains.research.desk._cache import QueryCache
 from plansmith.domains.research.desk._desk import CallSource, ResearchDesk
 from plansmith.domains.research.desk._invoker import (
@@ -49,6 +55,8 @@ class ResearchRequest:
     budget: Budget = field(default_factory=Budget)
     depth: int = 3
     extra: tuple[str, ...] = ()
+    proposed: tuple[str, ...] = ()  # a model's subquestions (the rules keep or drop them)
+    llm_calls: int = 0  # model calls made for the run before it starts (the proposals)
 
 
 def prepare_research(
@@ -61,12 +69,22 @@ def prepare_research(
     quota: Mapping[str, SourceQuota],
     source_types: Mapping[str, str] | None = None,
     guards: Mapping[str, SourceGuard] | None = None,
+    run_guards: Mapping[str, SourceGuard] | None = None,
+    limits: tuple[str, ...] = (),
+    model: ModelCall | None = None,
+    model_via: str = "",
 ) -> ResearchDesk:
     """Write the run's problem file and make its desk (nothing is logged or called yet).
     ``guards``: the sources' limits over time, shared with other runs (default: the
-    desk's own, from ``quota``)."""
+    desk's own, from ``quota``); ``run_guards``: the run's own limits, after those;
+    ``limits``: all of them in words, for the trace and the report; ``model``: a model
+    that explains the flagged conflicts (one call, ``model_via`` says through what)."""
     problem = research_problem(
-        request.question, request.sources, request.budget, extra=request.extra
+        request.question,
+        request.sources,
+        request.budget,
+        extra=request.extra,
+        proposed=request.proposed,
     )
     run_dir = engine.run_dir(run_id)
     (run_dir / "problem.yaml").write_text(problem_yaml(problem), encoding="utf-8")
@@ -80,6 +98,11 @@ def prepare_research(
         run_dir=run_dir,
         source_types=dict(source_types or {}),
         guards=guards,
+        run_guards=run_guards,
+        limits=limits,
+        model=model,
+        model_via=model_via,
+        llm_calls=request.llm_calls,
     )
 
 

@@ -21,12 +21,27 @@ from typing import Any
 
 import anyio
 
-from plansmith.domains.research import Budget, check_question, check_source_folder, folder_type
+from plansmith.domains.research import (
+    MAX_RESEARCH_LLM_CALLS,
+    PROPOSE_SYSTEM_PROMPT,
+    Budget,
+    ModelCall,
+    ModelText,
+    check_question,
+    check_source_folder,
+    classify,
+    explanation_prompt,
+    folder_type,
+    proposal_prompt,
+    propose,
+    read_proposals,
+    value_conflicts,
+)
 from plansmith.domains.research.desk._cache import QueryCache
 from plansmith.domains.research.desk._desk import ResearchDesk
 from plansmith.domains.research.desk._limits import REAL_CLOCK, LimitClock, guards_for
 from plansmith.domains.research.desk._pool import SourceServers
-from plansmith.domains.research.desk._quota import SourceQuota
+from plansmith.domains.research.desk._quota import LimitSettings, SourceQuota, describe_quota
 from plansmith.domains.research.desk._run import (
     ResearchRequest,
     prepare_research,
@@ -41,6 +56,13 @@ from plansmith.execution import Event, RunOutcome, RunView, ToolResult
 __all__ = ["ResearchService", "budget_from"]
 
 _BUDGET_KEYS = ("max_subtasks", "max_searches", "max_seconds")
+
+
+def _own_words(source: str, quota: SourceQuota) -> str:
+    """A run's own limits of ``source`` in words (no calls at once nor per run: those
+    are the service's)."""
+    words = describe_quota(f"{source} (this run's own)", quota)
+    return words.rsplit(";", 1)[0]
 
 
 def budget_from(given: Mapping[str, float] | None, default: Budget) -> Budget:
@@ -99,6 +121,8 @@ class ResearchService:
         python: str | None = None,
         table: RunTable | None = None,
         limit_clock: LimitClock = REAL_CLOCK,
+        model: ModelCall | None = None,
+        model_via: str = "",
     ) -> None:
         if not sources:
             raise InputError("research needs at least one source", hint="pass --source DIR")
@@ -113,6 +137,9 @@ class ResearchService:
         self.budget, self.depth = budget or Budget(), depth
         self.cache = QueryCache()
         self.guards = guards_for(self.quota, limit_clock)  # per source, shared by the runs
+        self.limit_clock = limit_clock
+        # a model that explains each run's flagged conflicts (one call; None: offline)
+        self.model, self.model_via = model, model_via
         self.servers = SourceServers(
             self.sources, self.state_dir, self.quota, excludes=excludes, python=python
         )
@@ -163,10 +190,22 @@ class ResearchService:
         extra: Sequence[str] = (),
         owner: str = "",
         subscribe: Callable[[Event], None] | None = None,
+        limits: LimitSettings | None = None,
+        model: ModelCall | None = None,
+        model_via: str = "",
+        offline: bool = False,
+        proposed: Sequence[str] = (),
+        llm_calls: int = 0,
     ) -> ResearchHandle:
         """Start a research run; its id comes back at once (see the module). ``extra``:
-        more subquestions (a model's, say), kept or dropped by the rule filter. A bad
-        question (empty, over 10 KB) is refused before a run is made."""
+        more subquestions (a model's, say), kept or dropped by the rule filter;
+        ``limits``: the run's own rate and breaker (:func:`~._quota.limit_settings`),
+        which hold for its calls on top of the service's (they can only tighten them);
+        ``model``: the model that explains the run's flagged conflicts (default: the
+        service's), ``offline``: none; ``proposed``: a model's subquestions (facet
+        ``model``, kept or dropped by the rules), ``llm_calls`` the model calls made for
+        them (counted in the run's). A bad question (empty, over 10 KB) is refused
+        before a run is made."""
         check_question(question)
         names = tuple(dict.fromkeys(sources or self.sources))
         unknown = [n for n in names if n not in self.sources]
@@ -188,7 +227,17 @@ class ResearchService:
                 hint="busy, retry later (poll get_research_status until one finishes)",
             )
         request = ResearchRequest(
-            question, names, budget_from(budget, self.budget), depth, tuple(extra)
+            question,
+            names,
+            budget_from(budget, self.budget),
+            depth,
+            tuple(extra),
+            tuple(proposed),
+            llm_calls,
+        )
+        own = self._own_quota(names, limits) if limits else {}
+        described = tuple(describe_quota(n, self.quota[n]) for n in names) + tuple(
+            _own_words(n, q) for n, q in own.items()
         )
         run_id = self.engine.new_run_id()
         desk = prepare_research(
@@ -200,6 +249,10 @@ class ResearchService:
             quota=self.quota,
             source_types=self.source_types,
             guards=self.guards,
+            run_guards=guards_for(own, self.limit_clock) if own else None,
+            limits=described,
+            model=None if offline else (model or self.model),
+            model_via=model_via if model else self.model_via,
         )
         run = _Run(desk, owner, subscribers=[subscribe] if subscribe else [])
         run.handle = self.table.start(run_id, lambda feed: self._execute(run, feed), owner=owner)
@@ -215,6 +268,22 @@ class ResearchService:
                 f"{s.id}{f' (part {s.part})' if s.part else ''}: {s.text}" for s in p.subquestions
             ),
         )
+
+    def _own_quota(self, names: Sequence[str], limits: LimitSettings) -> dict[str, SourceQuota]:
+        """A run's own limits per source: a rate where one is set for it, a breaker when
+        the breaker's failures or cool-down are set (a cool-down alone keeps the
+        service's failure count)."""
+        own: dict[str, SourceQuota] = {}
+        for name in names:
+            shared = self.quota[name]
+            failures = 0
+            if limits.breaker_failures is not None or limits.breaker_cooldown is not None:
+                failures = shared.breaker_failures
+            base = SourceQuota(shared.max_in_flight, shared.max_calls, 0, 1.0, failures)
+            quota = limits.apply(base, name)
+            if quota.max_rate or quota.breaker_failures:
+                own[name] = quota
+        return own
 
     async def _execute(self, run: _Run, feed: RunFeed) -> RunOutcome:
         def tell(event: Event) -> None:
@@ -263,6 +332,66 @@ class ResearchService:
     def get_research_status(self, run_id: str, *, owner: str = "") -> ResearchStatus:
         run = self._run(run_id, owner)
         return research_status(run.desk, self.engine.log, task_done=run.done, error=run.error)
+
+    def proposal_request(self, question: str) -> str:
+        """The prompt that asks a model for more subquestions of ``question`` (checked
+        first: a bad question raises, and no model is asked)."""
+        check_question(question)
+        classified = classify(question)
+        planned = [s.text for s in propose(classified)]
+        return proposal_prompt(classified, planned)
+
+    async def model_proposals(
+        self, question: str, model: ModelCall, *, timeout: float = 60.0
+    ) -> tuple[tuple[str, ...], str]:
+        """Ask ``model`` once for more subquestions of ``question``: the proposals read
+        from its answer, and why there are none when the call failed ("")."""
+        prompt = self.proposal_request(question)
+        try:
+            with anyio.fail_after(timeout):
+                text = await model(PROPOSE_SYSTEM_PROMPT, prompt)
+        except TimeoutError:
+            return (), f"no answer within {timeout:g} s"
+        except PlansmithError as error:
+            return (), f"{type(error).__name__}: {error}"
+        return read_proposals(text), ""
+
+    def add_explanation(self, run_id: str, said: ModelText, *, owner: str = "") -> ResearchReport:
+        """Keep a model's explanation of a finished run's flagged conflicts, asked after
+        the run (the host's model, through sampling): the report and trace are written
+        again with it, and the call is counted in the run's ``llm_calls``."""
+        run = self._run(run_id, owner)
+        if not run.done:
+            raise BusyError(
+                f"research run {run_id} is still running",
+                hint="wait until get_research_status says it is done",
+            )
+        desk = run.desk
+        if desk.explained is not None or desk.llm_calls >= MAX_RESEARCH_LLM_CALLS:
+            raise InputError(
+                f"research run {run_id} has its model explanation already "
+                f"({desk.llm_calls} model call(s))",
+                location=Location(argument="run_id"),
+                hint="a run asks a model at most once to explain its conflicts",
+            )
+        desk.llm_calls += 1
+        desk.explained = said
+        desk.write_report()
+        return self.get_research_report(run_id, owner=owner)
+
+    def explanation_request(self, run_id: str, *, owner: str = "") -> str | None:
+        """The prompt that asks a model to explain a finished run's flagged conflicts;
+        None when the run is not done, flagged no value conflict, or was explained."""
+        run = self._runs.get(run_id)
+        if run is None or not run.done or (not self.share_runs and run.owner != owner):
+            return None
+        desk = run.desk
+        if desk.explained is not None or desk.llm_calls >= MAX_RESEARCH_LLM_CALLS:
+            return None
+        conflicts = value_conflicts(desk.trace().verdict().groups)
+        if not conflicts:
+            return None
+        return explanation_prompt(desk.problem.question.text, conflicts)
 
     def get_research_report(
         self, run_id: str, *, owner: str = "", trace: bool = True

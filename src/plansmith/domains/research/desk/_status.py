@@ -80,6 +80,7 @@ def read_report(
             bool(report["coverage_limited"]),
             len(report["citations"]),
             document["trace"] if trace else {},
+            int(report.get("llm_calls", 0)),
         )
     except (OSError, ValueError, KeyError, TypeError) as problem:
         raise InputError(

@@ -38,7 +38,8 @@ class ResearchStatus:
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
 class ResearchReport:
-    """The cited report (Markdown) and, with ``trace``, the whole trace of the run."""
+    """The cited report (Markdown) and, with ``trace``, the whole trace of the run;
+    ``llm_calls``: the model calls the run made (0 offline)."""
 
     run_id: str
     state: str
@@ -46,3 +47,4 @@ class ResearchReport:
     coverage_limited: bool
     citations: int
     trace: dict[str, Any] = field(default_factory=dict)
+    llm_calls: int = 0
