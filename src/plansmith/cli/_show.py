@@ -172,13 +172,16 @@ def _show_rows(view: RunView) -> list[tuple[int, list[str]]]:
             continue  # no end of its own (a damaged log's end is shown all the same)
         if step.error_class is not None:
             outcome = f"[red]{_cell(step.error_class or '')}[/]: {_detail(step.message or '')}"
+        elif step.state is StepState.SKIPPED:  # no call: a value it reads is absent
+            outcome = f"[cyan]skipped[/]: {_detail(step.message or '')}"
         elif is_blob_ref(step.outputs):
             outcome = escape("in the blob store (show --json gives them in full)")
         else:
             outputs = json.dumps(step.outputs, ensure_ascii=False)
             outcome = escape(printable(outputs, _OUTPUTS, whole=_WHOLE))
         cells = _cells(step.id, step.call, where, str(step.attempts))
-        rows.append((step.ended_seq, [*cells, f"{step.duration_ms or 0.0:.1f}", outcome]))
+        ms = "" if step.state is StepState.SKIPPED else f"{step.duration_ms or 0.0:.1f}"
+        rows.append((step.ended_seq, [*cells, ms, outcome]))
     for replan in view.replans:
         without = f"without {_cell(', '.join(replan.failed))}"
         rows.append((replan.seq, ["", "[cyan]replanned[/]", "", "", "", without]))

@@ -300,6 +300,16 @@ def test_an_unknown_disease_gets_no_targets_found_and_a_typed_error_not_a_crash(
     assert "s2 a_get_disease_targets (opentargets:get_disease_targets_summary) skipped" in missing
     report = (run.report_dir / "report.md").read_text()
     assert "**No targets found.**" in report
+    # `plansmith show` says which steps were skipped and why, and the run succeeded
+    import plansmith.cli._show  # noqa: F401 - registers the command
+    from plansmith.cli._app import app
+
+    shown = CliRunner().invoke(
+        app, ["show", run.run_id, "--home", str(tmp_path)], env={"COLUMNS": "400"}
+    )
+    assert shown.exit_code == 0, shown.output
+    assert "skipped: step s2: ${context.disease_id}: output 'disease_id'" in shown.output
+    assert f"run {run.run_id}: succeeded" in shown.output
 
 
 def test_a_run_replays_from_its_log_with_the_recorded_events(tmp_path: Path) -> None:
