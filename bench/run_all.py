@@ -16,6 +16,7 @@ ORDER = [
     "bench_classical.py",
     "bench_astar.py",
     "bench_htn.py",
+    "bench_gtpyhop_entry.py",
     "bench_executor.py",
     "bench_lab.py",
     "bench_drug_target.py",

@@ -115,11 +115,12 @@ def run_plan(argv: Sequence[str], *, replace_process: bool = False) -> int:
 
 def _plan_text(args: argparse.Namespace, options: PlanOptions) -> str:
     from plansmith import formats
-    from plansmith.planning import plan
 
     if args.domain.is_dir():
         result = plan_gtpyhop_folder(args.domain, args.problem, args.problem_name, options)
     else:
+        from plansmith.planning import plan  # the classical planner: not for a GTPyhop folder
+
         problem = load_inputs(args.domain, args.problem, args.problem_name)
         if args.costs == "learned":
             problem = _learned(problem, args.home, args.log)

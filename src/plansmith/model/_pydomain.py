@@ -19,7 +19,7 @@ __all__ = ["PyCallable", "PyDomain", "PyProblem"]
 PyCallable = Callable[..., Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class PyDomain:
     """Actions and methods of a Python-function domain, in declaration order.
 
@@ -36,7 +36,7 @@ class PyDomain:
     source: str | None = field(default=None, compare=False, hash=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class PyProblem:
     """A state object and a to-do list of tasks, goals, multigoals and actions.
 
