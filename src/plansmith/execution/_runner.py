@@ -497,14 +497,15 @@ class Runner:
                 raise ToolCallError(
                     ErrorClass.EXTRACTION_ERROR, f"no output {ref.output!r} from {inner}"
                 )
-            value = outputs[ref.output]
-            if value is None and bound.policy.skip_when_absent:
+            # its own name: compiled (mypyc), ``value`` above is typed as a step's argument
+            got: JSONish = outputs[ref.output]
+            if got is None and bound.policy.skip_when_absent:
                 raise AbsentInputError(
                     f"${{{inner}}} (an output of step {producer}) is null: an optional"
                     " output that matched nothing",
                     step=bound.step.id,
                 )
-            return value
+            return got
 
         return resolve
 
