@@ -237,6 +237,7 @@ def mcp_command(
     from plansmith.domains.folders import load_folders, shipped_domain_dirs
     from plansmith.domains.research.desk import (
         ResearchService,
+        default_source_specs,
         excludes_for,
         sources_from_specs,
     )
@@ -277,7 +278,7 @@ def mcp_command(
     listed = conf.get("research_sources") or []
     if isinstance(listed, dict):  # NAME: DIR
         listed = [f"{name}={folder}" for name, folder in listed.items()]
-    specs = research_source or [str(s) for s in listed] or _default_research_sources()
+    specs = research_source or [str(s) for s in listed] or default_source_specs()
     research = None
     if specs:
         sources = sources_from_specs(specs, base=None if research_source else base)
@@ -312,12 +313,3 @@ def mcp_command(
             server.run()
     finally:
         engine.close()
-
-
-def _default_research_sources() -> list[str]:
-    """With no research source given: Debian's Python documentation where installed
-    (``python3-doc``), so that start_research answers out of the box."""
-    from plansmith.domains.research import find_python_docs
-
-    docs = find_python_docs()
-    return [f"python-docs={docs}"] if docs is not None else []

@@ -19,8 +19,12 @@ import anyio
 from plansmith.binding import BoundPlan
 from plansmith.domains.folders import shipped_domain_dirs
 from plansmith.domains.request_files import RequestFiles, read_request_inputs
-from plansmith.domains.research import find_python_docs
-from plansmith.domains.research.desk import ResearchService, excludes_for, sources_from_specs
+from plansmith.domains.research.desk import (
+    ResearchService,
+    default_source_specs,
+    excludes_for,
+    sources_from_specs,
+)
 from plansmith.engine import (
     ASKED_KEY,
     OWNER_KEY,
@@ -331,8 +335,7 @@ def _research_service(
     docs, if any), its runs in the web's run table; None when there is no source."""
     specs = settings.research_sources
     if specs is None:
-        docs = find_python_docs()
-        specs = (f"python-docs={docs}",) if docs is not None else ()
+        specs = tuple(default_source_specs())
     if not specs:
         return None
     sources = sources_from_specs(specs)

@@ -52,6 +52,16 @@ EXTENDED_TASK = "m_analyze_pathways"
 COMPOUNDS_TASK = "m_find_compounds"
 
 
+def _proteins_validated(state: Any) -> bool:
+    """What both methods check before they decompose: a GTPyhop state, its
+    ``validated_proteins`` list, and ``proteins_validated`` (as the domain's methods)."""
+    return (
+        isinstance(state, State)
+        and hasattr(state, "validated_proteins")
+        and bool(getattr(state, "proteins_validated", False))
+    )
+
+
 # --- Action: a_find_kegg_pathways_by_gene ---
 
 
@@ -150,20 +160,10 @@ def m_analyze_pathways_with_kegg(state: Any) -> Any:
     Returns:
         Task decomposition if successful, False otherwise
     """
-    # BEGIN: Type Checking
-    if not isinstance(state, State):
+    # BEGIN: Type Checking, Auxiliary Parameter Inference, Preconditions
+    if not _proteins_validated(state):
         return False
-    # END: Type Checking
-
-    # BEGIN: Auxiliary Parameter Inference
-    if not hasattr(state, "validated_proteins"):
-        return False
-    # END: Auxiliary Parameter Inference
-
-    # BEGIN: Preconditions
-    if not getattr(state, "proteins_validated", False):
-        return False
-    # END: Preconditions
+    # END: Type Checking, Auxiliary Parameter Inference, Preconditions
 
     # BEGIN: Task Decomposition
     # ${context.first_gene}: a_get_disease_targets' output; ${context.kegg_genes}: the
@@ -269,20 +269,10 @@ def m_find_compounds_with_activities(state: Any) -> Any:
     Returns:
         Task decomposition if successful, False otherwise
     """
-    # BEGIN: Type Checking
-    if not isinstance(state, State):
+    # BEGIN: Type Checking, Auxiliary Parameter Inference, Preconditions
+    if not _proteins_validated(state):
         return False
-    # END: Type Checking
-
-    # BEGIN: Auxiliary Parameter Inference
-    if not hasattr(state, "validated_proteins"):
-        return False
-    # END: Auxiliary Parameter Inference
-
-    # BEGIN: Preconditions
-    if not getattr(state, "proteins_validated", False):
-        return False
-    # END: Preconditions
+    # END: Type Checking, Auxiliary Parameter Inference, Preconditions
 
     # BEGIN: Task Decomposition
     # ${context.chembl_target_ids}: the ChEMBL target ids a_get_compounds_for_target found

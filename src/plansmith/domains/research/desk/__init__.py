@@ -29,7 +29,11 @@ from plansmith.domains.research.desk._quota import (
 )
 from plansmith.domains.research.desk._run import ResearchRequest, prepare_research, run_research
 from plansmith.domains.research.desk._service import ResearchService, budget_from
-from plansmith.domains.research.desk._specs import excludes_for, sources_from_specs
+from plansmith.domains.research.desk._specs import (
+    default_source_specs,
+    excludes_for,
+    sources_from_specs,
+)
 from plansmith.domains.research.desk._types import ResearchHandle, ResearchReport, ResearchStatus
 
 __all__ = [
@@ -60,4 +64,5 @@ __all__ = [
     "run_research",
     "sources_from_specs",
     "excludes_for",
+    "default_source_specs",
 ]

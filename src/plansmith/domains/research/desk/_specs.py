@@ -13,7 +13,7 @@ from plansmith.domains.research import (
 )
 from plansmith.errors import InputError
 
-__all__ = ["sources_from_specs", "excludes_for"]
+__all__ = ["sources_from_specs", "excludes_for", "default_source_specs"]
 
 
 def sources_from_specs(specs: Iterable[str], *, base: Path | None = None) -> dict[str, Path]:
@@ -48,3 +48,10 @@ def excludes_for(sources: Mapping[str, Path]) -> dict[str, tuple[str, ...]]:
     """Leave out python3-doc's generated index pages when it is one of the sources."""
     docs = find_python_docs()
     return {name: PYTHON_DOCS_EXCLUDES for name, root in sources.items() if root == docs}
+
+
+def default_source_specs() -> list[str]:
+    """The sources research answers over when none is given: Debian's Python
+    documentation where installed (``python3-doc``), else none."""
+    docs = find_python_docs()
+    return [f"python-docs={docs}"] if docs is not None else []
