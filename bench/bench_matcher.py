@@ -17,8 +17,9 @@ Prints the table per domain and per kind, precision (right / planned) and recall
 / requests with a goal), and the time a call. Exits 1 when a request that must not be
 planned is planned (out-of-domain ones included), 2 on a malformed set.
 
-The sampling translator (a host model through MCP sampling) is not evaluated here: it
-goes through the MCP face (``plansmith.mcp``), not through ``plansmith.planning``.
+The sampling translator (a host model through MCP sampling) goes through the MCP face
+(``plansmith.mcp``), not through ``plansmith.planning``: bench/bench_translator.py
+evaluates it on this set, with scripted models.
 
 Run: ``.venv/bin/python bench/bench_matcher.py [--misses] [--json]``.
 """
@@ -249,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"\nmatch_goal: median {statistics.median(us):.0f} µs,"
             f" max {max(us):.0f} µs a call ({len(us)} calls)"
         )
-        print("sampling translator: not evaluated (it needs the MCP face, plansmith.mcp)")
+        print("sampling translator, with scripted models: bench/bench_translator.py")
     if args.misses:
         for o in outcomes:
             if o.verdict not in ("right", "not planned (right)"):

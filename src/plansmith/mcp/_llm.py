@@ -2,9 +2,13 @@
 
 The model sees the domain (predicates, objects, named goals, tasks) and the request,
 and must answer one JSON object: ``{"goal": ["pred(obj)", ...]}`` or
-``{"tasks": ["task(obj)", ...]}``. The answer is then validated like user input by
-the service; a second (last) call is made only to repair an answer that failed that
-validation, so a plan of any length costs at most ``MAX_LLM_CALLS`` calls.
+``{"tasks": ["task(obj)", ...]}``, or ``{"goal": [], "reason": "..."}`` when the
+domain cannot express the request (another job, an object it does not have): then
+nothing is planned, and the reason is the translation's (``make_plan`` answers
+``needs_choice``, as the offline matcher does for a request outside the domain). A
+goal is then validated like user input by the service; a second (last) call is made
+only to repair an answer that failed that validation (or could not be read), so a
+plan of any length costs at most ``MAX_LLM_CALLS`` calls.
 """
 
 from __future__ import annotations
@@ -23,14 +27,23 @@ SYSTEM_PROMPT = (
     "You translate a user's request into a planning goal. Answer with one JSON object "
     'and nothing else: {"goal": ["predicate(object, ...)", ...]} for a state to reach, '
     'or {"tasks": ["task(object, ...)", ...]} for tasks to do. Use only the predicates, '
-    "tasks and objects listed."
+    "tasks and objects listed. If they cannot express the request (it asks for another "
+    'job, or names an object not listed), answer {"goal": [], "reason": "why"}.'
 )
 
 
 @dataclass(frozen=True, slots=True)
 class LlmGoal:
+    """A model's answer: a goal or tasks, or neither and the ``reason`` (``none``)."""
+
     goal: tuple[str, ...] = ()
     tasks: tuple[str, ...] = ()
+    reason: str = ""
+
+    @property
+    def none(self) -> bool:
+        """The model answered that the domain has no goal for the request."""
+        return not self.goal and not self.tasks
 
 
 def translation_prompt(info: DomainInfo, request: str) -> str:
@@ -67,7 +80,8 @@ def _strings(value: object, key: str) -> tuple[str, ...]:
 
 
 def read_answer(text: str) -> LlmGoal:
-    """The goal or tasks in a model's answer (the first JSON object in the text)."""
+    """The goal or tasks in a model's answer (the first JSON object in the text), or
+    its reason for neither."""
     match = re.search(r"\{.*\}", text, re.DOTALL)
     try:
         data = json.loads(match.group(0)) if match else None
@@ -80,6 +94,9 @@ def read_answer(text: str) -> LlmGoal:
         )
     goal = _strings(data.get("goal", []), "goal")
     tasks = _strings(data.get("tasks", []), "tasks")
+    reason = data.get("reason")
+    if not goal and not tasks and isinstance(reason, str) and reason.strip():
+        return LlmGoal(reason=" ".join(reason.split()))  # no goal, and why
     if not goal and not tasks:
         raise InputError(
             "the model's answer has neither a goal nor tasks",

@@ -80,14 +80,22 @@ def check_answer(
     """Read and validate a model's answer; the error text when it is refused."""
     try:
         goal = read_answer(text)
-        service.validate_goal(domain, goal=goal.goal, tasks=goal.tasks, objects=objects, init=init)
+        if not goal.none:  # "no goal, because ...": nothing to validate
+            service.validate_goal(
+                domain, goal=goal.goal, tasks=goal.tasks, objects=objects, init=init
+            )
     except PlansmithError as error:
         return Checked(None, f"{type(error).__name__}: {error.message}")
     return Checked(goal, None)
 
 
 def translation(source: str, request: str, goal: LlmGoal, calls: int) -> Translation:
-    return Translation(source, request, goal.goal, goal.tasks, llm_calls=calls)
+    """The translation of an accepted answer; one with neither goal nor tasks (the
+    model said the domain has none for the request) carries the model's reason."""
+    reason = f"the model found no goal of this domain for the request: {goal.reason}"
+    return Translation(
+        source, request, goal.goal, goal.tasks, llm_calls=calls, reason=reason if goal.none else ""
+    )
 
 
 async def via_openai(
@@ -99,7 +107,8 @@ async def via_openai(
     objects: Mapping[str, str] | None,
     init: Sequence[str] | None,
 ) -> Translation:
-    """Ask the endpoint, and once more with the refusal if the first answer is invalid."""
+    """Ask the endpoint, and once more with the refusal if the first answer is invalid.
+    A translation with neither goal nor tasks is the model's "no goal" (its reason)."""
     info = service.describe_domain(domain)
     prompt = translation_prompt(info, request)
     error = "no answer"
