@@ -31,10 +31,22 @@ calls ``find_plan``, both without ``PYTHONHASHSEED`` (as a user runs them, so
 plansmith pays for its re-execution; ``--c-hash-seed 0`` sets it for both, and
 then plansmith does not re-execute); CPU time of the process and its children
 (``RUSAGE_CHILDREN``), lowest of ``--c-runs``. ``--c-every N`` runs C on every
-N-th case only (the whole set takes minutes).
+N-th case only (the whole set takes minutes). The local ``plansmith plan`` runs with
+``PLANSMITH_PLAN_SERVER=0``: a plan server of the user's does not serve it.
+
+``--c-server`` adds C through a plan server (``plansmith plan-server``, docs/htn.md):
+one is started for the run, in a private ``XDG_RUNTIME_DIR``, and each case's
+``plansmith plan`` process hands its work over to it. Its figure counts all the CPU
+time spent for the plan, so that none is hidden in the server: the client process's
+(``RUSAGE_CHILDREN``) plus the server's own and its children's (the forked child that
+plans) between two ``status`` requests before and after the run (the server's
+``RUSAGE_SELF`` and ``RUSAGE_CHILDREN``; the second request's handling is counted
+too). A run the server did not serve (the client reports each served plan's child CPU
+time to ``PLANSMITH_PLAN_SERVER_REPORT``) is run again after restarting the server.
 
 Usage: .venv/bin/python bench/bench_gtpyhop_entry.py [--only PATTERN,...] [--c [--c-every 4]]
-       [--time-limit 5] [--batch 0.02] [--rounds 2] [--c-hash-seed 0] [--json out.json]
+       [--c-server] [--time-limit 5] [--batch 0.02] [--rounds 2] [--c-hash-seed 0]
+       [--json out.json]
 """
 
 from __future__ import annotations
@@ -49,9 +61,11 @@ import math
 import os
 import platform
 import resource
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -264,6 +278,7 @@ def run_cases(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 PEER_SCRIPT = r"""
 import contextlib, importlib, importlib.util, io, os, sys
+from types import ModuleType
 os.environ.setdefault("GTPYHOP_QUIET", "true")
 folder, wanted = sys.argv[1], sys.argv[2]
 with contextlib.redirect_stdout(io.StringIO()):
@@ -309,15 +324,21 @@ print("plan" if plan is not False else "no plan")
 
 
 C_HASH_SEED = ""  # --c-hash-seed: set for both processes (then plansmith does not re-execute)
+SERVER_ENV: dict[str, str] = {}  # --c-server: the variables that name the bench's plan server
 
 
-def child_cpu(command: list[str], timeout: float) -> tuple[float, str]:
-    """CPU seconds (user + system) of ``command`` and its children, and its outcome."""
+def child_cpu(command: list[str], timeout: float, *, server: bool = False) -> tuple[float, str]:
+    """CPU seconds (user + system) of ``command`` and its children, and its outcome;
+    ``server``: ``plansmith plan`` through the bench's plan server."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}  # as a user runs it
     if C_HASH_SEED:
         env["PYTHONHASHSEED"] = C_HASH_SEED
     env["GTPYHOP_QUIET"] = "true"
+    env["PLANSMITH_PLAN_SERVER"] = "0"  # a user's plan server does not serve the local runs
+    if server:
+        env.pop("PLANSMITH_PLAN_SERVER")
+        env.update(SERVER_ENV)
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout, env=env, check=False
@@ -331,7 +352,81 @@ def child_cpu(command: list[str], timeout: float) -> tuple[float, str]:
     return spent, {3: "no plan", 4: "time limit"}.get(done.returncode, f"exit {done.returncode}")
 
 
-def run_c(rows: list[dict[str, Any]], every: int, runs: int, limit: float) -> None:
+class PlanServer:
+    """The bench's own plan server (``--c-server``), in a private run folder."""
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="psb-", dir="/tmp"))  # a short socket path
+        (self.root / "run").mkdir(mode=0o700)
+        self.report = self.root / "report.txt"
+        SERVER_ENV.update(
+            XDG_RUNTIME_DIR=str(self.root / "run"),
+            PLANSMITH_PLAN_SERVER_REPORT=str(self.report),
+        )
+        os.environ["XDG_RUNTIME_DIR"] = SERVER_ENV["XDG_RUNTIME_DIR"]  # for status requests
+        self.restarts = -1
+        self.start()
+
+    def command(self, *words: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, **SERVER_ENV}
+        return subprocess.run(
+            [str(PLANSMITH), "plan-server", *words],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+
+    def start(self) -> None:
+        done = self.command("start", "--idle", "3600")
+        if done.returncode != 0:
+            raise SystemExit(f"the plan server did not start: {done.stderr}")
+        self.restarts += 1
+
+    def cpu(self) -> float | None:
+        """CPU seconds of the server and its children so far; None when it is gone."""
+        from plansmith.cli._plan_server import status_figures
+
+        figures = status_figures()
+        if figures is None:
+            return None
+        return float(figures["cpu_s"]) + float(figures["children_cpu_s"])
+
+    def served(self) -> list[float]:
+        if not self.report.exists():
+            return []
+        return [float(line) for line in self.report.read_text().split()]
+
+    def run(self, command: list[str], timeout: float) -> tuple[float, str, dict[str, float]]:
+        """CPU seconds of ``command`` through the server (client + server + its child),
+        its outcome and the parts; run again after a restart when it was not served."""
+        for _ in range(3):
+            before = self.cpu()
+            if before is None:
+                self.start()
+                continue
+            served = len(self.served())
+            spent, outcome = child_cpu(command, timeout, server=True)
+            after = self.cpu()
+            reports = self.served()
+            if after is None or len(reports) != served + 1:
+                continue  # planned locally (the server went away or refused): again
+            parts = {"client": spent, "server": after - before - reports[-1], "child": reports[-1]}
+            return spent + after - before, outcome, parts
+        return math.nan, "not served", {}
+
+    def stop(self) -> None:
+        self.command("stop")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def run_c(
+    rows: list[dict[str, Any]],
+    every: int,
+    runs: int,
+    limit: float,
+    server: PlanServer | None = None,
+) -> None:
     chosen = rows[::every]
     for i, row in enumerate(chosen):
         peer = [sys.executable, "-c", PEER_SCRIPT, row["folder"], row["problem"]]
@@ -344,15 +439,24 @@ def run_c(rows: list[dict[str, Any]], every: int, runs: int, limit: float) -> No
             "--time-limit",
             str(limit),
         ]
-        best: dict[str, float] = {"gtpyhop": math.inf, "plansmith": math.inf}
+        best: dict[str, float] = {"gtpyhop": math.inf, "plansmith": math.inf, "server": math.inf}
         outcome: dict[str, str] = {}
+        parts: dict[str, float] = {}
         for _ in range(runs):
             for key, cmd in (("gtpyhop", peer), ("plansmith", ours)):
                 spent, out = child_cpu(cmd, limit * 3 + 10)
                 outcome[key] = out
                 if out == "plan":
                     best[key] = min(best[key], spent)
+            if server is not None:
+                spent, out, split = server.run(ours, limit * 3 + 10)
+                outcome["server"] = out
+                if out == "plan" and spent < best["server"]:
+                    best["server"], parts = spent, split
         row["C"] = {"gtpyhop": best["gtpyhop"], "plansmith": best["plansmith"], "outcome": outcome}
+        if server is not None:
+            row["C"]["server"] = best["server"]
+            row["C"]["server_parts"] = parts
         if (i + 1) % 10 == 0:
             print(f"  C: {i + 1}/{len(chosen)}", file=sys.stderr, flush=True)
 
@@ -393,6 +497,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "apart": apart,
         }
     c_rows = [r for r in rows if "C" in r]
+    if c_rows and "server" in c_rows[0]["C"]:
+        out["C_server"] = c_figures(c_rows, "server")
     if c_rows:
         c_ratios: list[float] = []
         c_slower, over50_slower, over50_n = 0, 0, 0
@@ -416,14 +522,45 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def c_figures(c_rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """C's figures for plansmith's ``key`` ("plansmith": local, "server": plan server)."""
+    ratios: list[float] = []
+    slower, over50_slower, over50_n = 0, 0, 0
+    parts: dict[str, list[float]] = {"client": [], "server": [], "child": []}
+    for r in c_rows:
+        c = r["C"]
+        if math.isfinite(c["gtpyhop"]) and math.isfinite(c[key]):
+            ratio = c[key] / c["gtpyhop"]
+            ratios.append(ratio)
+            slower += ratio > 1
+            if r["gtpyhop"].get("best", 0) > 0.05:
+                over50_n += 1
+                over50_slower += ratio > 1
+            for part, value in c.get("server_parts", {}).items():
+                parts[part].append(value)
+    return {
+        "sampled": len(c_rows),
+        "cases": len(ratios),
+        "geo_mean": geo(ratios),
+        "slower": slower,
+        "over_50ms": over50_n,
+        "over_50ms_slower": over50_slower,
+        "median_parts_ms": {
+            part: sorted(v)[len(v) // 2] * 1000
+            for part, v in parts.items()
+            if v and key != "plansmith"
+        },
+    }
+
+
 def print_report(
     rows: list[dict[str, Any]], figures: dict[str, Any], args: argparse.Namespace
 ) -> None:
     print(
         "| case | GTPyhop ms | S ms | S ratio | D ms | D ratio "
-        "| C GTPyhop s | C plansmith s | C ratio |"
+        "| C GTPyhop s | C plansmith s | C ratio | C server s | C server ratio |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
     def cell(r: dict[str, Any], key: str) -> tuple[str, str]:
         g, m = r["gtpyhop"], r[key]
@@ -441,11 +578,12 @@ def print_report(
         d_ms, d_ratio = cell(r, "D")
         c = r.get("C")
         if c is None:
-            c_cells = "| | |"
+            c_cells = "| | | | |"
         else:
-            gc, pc = c["gtpyhop"], c["plansmith"]
+            gc, pc, sc = c["gtpyhop"], c["plansmith"], c.get("server", math.nan)
             ratio = f"{pc / gc:.2f}" if math.isfinite(gc) and math.isfinite(pc) else "-"
-            c_cells = f"{gc:.3f} | {pc:.3f} | {ratio}"
+            s_ratio = f"{sc / gc:.2f}" if math.isfinite(gc) and math.isfinite(sc) else "-"
+            c_cells = f"{gc:.3f} | {pc:.3f} | {ratio} | {sc:.3f} | {s_ratio}"
         print(f"| {r['case']} | {g_ms} | {s_ms} | {s_ratio} | {d_ms} | {d_ratio} | {c_cells} |")
     print()
     for key in ("S", "D"):
@@ -468,6 +606,15 @@ def print_report(
             f"{f['slower']}; where "
             f"GTPyhop's find_plan needs over 50 ms: {f['over_50ms']} cases, slower in "
             f"{f['over_50ms_slower']}"
+        )
+    if "C_server" in figures:
+        f = figures["C_server"]
+        parts = ", ".join(f"{k} {v:.1f}" for k, v in f["median_parts_ms"].items())
+        print(
+            f"C through the plan server: whole CPU (client + server + its child) geo-mean "
+            f"{f['geo_mean']:.3f} over {f['cases']} of {f['sampled']} sampled cases; plansmith "
+            f"slower in {f['slower']}; where GTPyhop's find_plan needs over 50 ms: "
+            f"{f['over_50ms']} cases, slower in {f['over_50ms_slower']}; median ms: {parts}"
         )
     print(
         f"time limit {args.time_limit} s (wall for GTPyhop and S, CPU for D), "
@@ -494,6 +641,9 @@ def main() -> None:
     parser.add_argument(
         "--c-hash-seed", default="", help="PYTHONHASHSEED for C's processes (default: unset)"
     )
+    parser.add_argument(
+        "--c-server", action="store_true", help="C also through a plan server (with --c)"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     from plansmith.compat._gtpyhop_objects import RUNTIME
@@ -504,7 +654,13 @@ def main() -> None:
     C_HASH_SEED = args.c_hash_seed
     rows = run_cases(args)
     if args.c:
-        run_c(rows, args.c_every, args.c_runs, args.time_limit)
+        server = PlanServer() if args.c_server else None
+        try:
+            run_c(rows, args.c_every, args.c_runs, args.time_limit, server)
+        finally:
+            if server is not None:
+                server.stop()
+                print(f"  plan server restarts: {server.restarts}", file=sys.stderr)
     figures = summary(rows)
     print_report(rows, figures, args)
     if args.json:

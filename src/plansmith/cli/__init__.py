@@ -6,19 +6,25 @@ pay for the web, MCP and run faces it does not use.
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from plansmith._lazy import lazy_exports
-
+# Not ``typing.TYPE_CHECKING``: importing typing (and collections.abc) would cost
+# every ``plansmith plan`` more than handing it over to a plan server does.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from plansmith.cli._app import app
 
 __all__ = ["app", "main", "version_line"]
 
-__getattr__ = lazy_exports(__name__, {"plansmith.cli._app": ("app",)})
+
+def __getattr__(name: str) -> object:
+    """``app``, imported on first use (PEP 562)."""
+    from plansmith._lazy import lazy_exports
+
+    return lazy_exports(__name__, {"plansmith.cli._app": ("app",)})(name)
+
 
 # command name -> the module that defines it
 COMMAND_MODULES = {
@@ -41,6 +47,7 @@ COMMAND_MODULES = {
     "mcp": "_mcp",
     "serve": "_serve",
     "research": "_research",
+    "plan-server": "_plan_server",
 }
 
 
@@ -49,6 +56,8 @@ def _register(argv: Sequence[str] | None = None) -> None:
 
     With ``argv`` naming a known command, only that command's module is imported.
     """
+    import importlib
+
     name = argv[1] if argv is not None and len(argv) > 1 else ""
     known = name in COMMAND_MODULES
     modules = {COMMAND_MODULES[name]} if known else set(COMMAND_MODULES.values())
@@ -70,6 +79,13 @@ def main() -> None:
     goes through the Typer app with only its own module imported.
     """
     if sys.argv[1:2] == ["plan"]:
+        from plansmith.cli._plan_client import hand_over
+
+        # A plan server of this user (`plansmith plan-server start`) runs it in a
+        # process that has imported the planner already (see _plan_server).
+        code = hand_over(sys.argv)
+        if code is not None:
+            raise SystemExit(code)
         from plansmith.cli._hash_seed import may_name_a_folder, must_fix_seed, rerun_with_fixed_seed
 
         # A GTPyhop folder plans under PYTHONHASHSEED=0: if this process has another
