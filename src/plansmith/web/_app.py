@@ -13,10 +13,11 @@ from fastapi.staticfiles import StaticFiles
 
 from plansmith.engine import Engine
 from plansmith.execution import is_postgres_url
-from plansmith.web._api import api_router
+from plansmith.web._api import api_router, metrics_router
 from plansmith.web._controller import Controller
 from plansmith.web._errors import install_error_handlers
 from plansmith.web._hosts import LoopbackHostMiddleware
+from plansmith.web._metrics import metrics_registry
 from plansmith.web._pages import pages_router
 from plansmith.web._same_origin import same_origin_only
 from plansmith.web._settings import LOOPBACK_HOSTS, WebSettings
@@ -71,10 +72,13 @@ def create_app(
         dependencies=[Depends(same_origin_only)],  # against CSRF: before every operation
     )
     app.state.controller = controller
+    # GET /metrics: a registry of this app's own, read from its run log at each scrape
+    app.state.metrics_registry = metrics_registry(lambda: controller.engine.log)
     if settings.host in LOOPBACK_HOSTS:
         app.add_middleware(LoopbackHostMiddleware)  # a foreign Host: a JSON 400
     install_error_handlers(app)
     app.include_router(api_router)
+    app.include_router(metrics_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

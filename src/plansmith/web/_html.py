@@ -11,7 +11,7 @@ __all__ = ["html_page"]
 
 _NAV = (
     '<header><a class="brand" href="/">plansmith</a>'
-    '<nav><a href="/">domains</a><a href="/runs">runs</a></nav>'
+    '<nav><a href="/">domains</a><a href="/runs">runs</a><a href="/stats">stats</a></nav>'
     '<span id="status-line" role="status" aria-live="polite"></span></header>'
 )
 

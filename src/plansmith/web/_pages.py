@@ -83,6 +83,28 @@ async def report_page(run_id: RunId) -> HTMLResponse:
     return page(f"report of {run_id}", "report", body, run_id=run_id)
 
 
+_STATS_BODY = (
+    '<section class="toolbar"><h1>stats</h1><span id="summary"></span>'
+    '<span class="grow"></span><label>runs per <select id="window">'
+    '<option value="1h">hour</option><option value="1d">day</option>'
+    '<option value="7d">7 days</option></select></label></section>'
+    '<p id="message" class="message" hidden></p>'
+    '<div id="totals-box">loading…</div>'
+    '<h2>runs per domain</h2><div id="domains-chart" class="timeline"></div>'
+    '<h2>tool calls</h2><div id="tools-chart" class="timeline"></div>'
+    '<h2>runs per window</h2><div id="windows-chart" class="timeline"></div>'
+    '<h2>failures by error class</h2><div id="failures"></div>'
+)
+
+
+@pages_router.get("/stats", response_class=HTMLResponse)
+async def stats_page() -> HTMLResponse:
+    """The run metrics of the log (GET /api/metrics) as charts: runs per domain by
+    outcome, each tool's calls, runs per time window (``?window=1h|1d|7d``), and the
+    failures by error class."""
+    return html_page("stats", _STATS_BODY, scripts=("common", "stats"))
+
+
 _RESEARCH_BODY = (
     '<section class="toolbar"><h1 id="title">research</h1>'
     '<span id="state" class="badge" role="status" aria-live="polite"></span>'
