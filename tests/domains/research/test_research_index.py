@@ -126,3 +126,48 @@ def test_metadata_of_a_document_and_of_the_source(planted: tuple[object, str]) -
     assert source.last_index is not None
     with pytest.raises(InputError, match="no document"):
         store.document_meta(conn, path="nope.md")  # type: ignore[arg-type]
+
+
+def test_two_indexers_of_one_file_at_once_add_each_document_once(tmp_path: Path) -> None:
+    # two corpus servers started at once on one --db: the second reads what the index
+    # holds under the write lock, after the first committed, and adds nothing twice
+    import threading
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    for name in ("a", "b"):
+        (root / f"{name}.md").write_text(f"# {name}\n\nthe {name} text\n")
+    db = tmp_path / "i.sqlite"
+    first, second = connect(db), connect(db)
+    holds_lock, second_waits = threading.Event(), threading.Event()
+
+    def on_first(sql: str) -> None:
+        if sql.startswith("INSERT"):
+            holds_lock.set()  # inside its transaction: it holds the write lock
+        if sql == "COMMIT":
+            assert second_waits.wait(30)  # commit once the second is at its BEGIN
+
+    def on_second(sql: str) -> None:
+        if sql.startswith("BEGIN"):
+            second_waits.set()
+
+    first.set_trace_callback(on_first)
+    second.set_trace_callback(on_second)
+    reports: dict[str, object] = {}
+
+    def run(name: str, conn: object) -> None:
+        try:
+            reports[name] = index_folder(conn, root, source="s")  # type: ignore[arg-type]
+        except Exception as error:
+            reports[name] = error
+
+    one = threading.Thread(target=run, args=("first", first))
+    one.start()
+    assert holds_lock.wait(30)
+    two = threading.Thread(target=run, args=("second", second))
+    two.start()
+    one.join(60)
+    two.join(60)
+    assert getattr(reports["first"], "added", None) == 2, reports["first"]
+    assert getattr(reports["second"], "unchanged", None) == 2, reports["second"]
+    assert getattr(reports["second"], "added", None) == 0

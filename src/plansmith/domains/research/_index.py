@@ -164,18 +164,21 @@ def index_folder(
         )
     began = clock()
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    known = {
-        r["path"]: (r["id"], r["mtime_ns"], r["size"], r["sha256"])
-        for r in conn.execute("SELECT id, path, mtime_ns, size, sha256 FROM documents")
-    }
-    stale_parser = conn.execute("SELECT value FROM meta WHERE key = 'parser'").fetchone()
-    if stale_parser is None or stale_parser[0] != PARSER_VERSION:
-        known = {path: (doc_id, -1, -1, "") for path, (doc_id, *_r) in known.items()}
     counts = dict.fromkeys(("added", "updated", "touched", "unchanged", "removed"), 0)
     skipped: list[str] = []
     seen: set[str] = set()
+    # what the index holds is read under the write lock: another process indexing the
+    # same folder into the same file (two corpus servers started at once) has committed
+    # by then, and its documents are known, not inserted twice
     conn.execute("BEGIN IMMEDIATE")
     try:
+        known = {
+            r["path"]: (r["id"], r["mtime_ns"], r["size"], r["sha256"])
+            for r in conn.execute("SELECT id, path, mtime_ns, size, sha256 FROM documents")
+        }
+        stale_parser = conn.execute("SELECT value FROM meta WHERE key = 'parser'").fetchone()
+        if stale_parser is None or stale_parser[0] != PARSER_VERSION:
+            known = {path: (doc_id, -1, -1, "") for path, (doc_id, *_r) in known.items()}
         for rel, full, kind in _walk(base, exclude):
             try:
                 st = full.stat()
