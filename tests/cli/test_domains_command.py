@@ -29,7 +29,13 @@ def test_domains_lists_the_catalog_with_why_a_domain_cannot_run_and_the_fix(
     listed = _domains("--json", env=env)
     assert listed.returncode == 0, listed.stderr
     rows = {r["name"]: r for r in json.loads(listed.stdout)}
-    assert list(rows) == ["bio", "code", "pcr", "research", "notes-to-git"]
+    assert list(rows) == [
+        *("bio", "code", "pcr", "research", "notes-to-git"),
+        *("bio-opentrons", "dna-extraction", "drug-target"),  # made by code
+    ]
+    assert rows["drug-target"]["kind"] == "made"
+    assert rows["drug-target"]["ready"] is True
+    assert rows["bio-opentrons"]["scenarios"][0] == "scenario_1"
     # code takes its repository from the request: ready, with a note of what to name
     assert rows["code"]["ready"] is True
     assert any("repo (the git repository" in n for n in rows["code"]["notes"])

@@ -79,15 +79,20 @@ def _plan_actions(folder: Path, *extra: str) -> tuple[list[str], str]:
     return [s["action"] for s in json.loads(done.stdout)["steps"]], done.stderr
 
 
-def test_stats_count_each_tool_and_learned_costs_choose_the_faster_tool(folder: Path) -> None:
-    declared, _ = _plan_actions(folder)
-    assert declared == ["fetch_slow"]  # declared 1 < 2
+def _run_each_tool_twice(folder: Path) -> None:
+    """Four runs into ``home``: the slow tool's goal and the quick tool's, twice each."""
     for problem in ("slow.yaml", "quick.yaml", "slow.yaml", "quick.yaml"):
         run = _plansmith(
             "run", "domain.yaml", problem, "-s", "servers.json", "-b", "bindings.yaml",
             "--yes", "--home", "home", cwd=folder,
         )  # fmt: skip
         assert run.returncode == 0, run.stderr
+
+
+def test_stats_count_each_tool_and_learned_costs_choose_the_faster_tool(folder: Path) -> None:
+    declared, _ = _plan_actions(folder)
+    assert declared == ["fetch_slow"]  # declared 1 < 2
+    _run_each_tool_twice(folder)
 
     listed = _plansmith("stats", "--home", "home", "--json", cwd=folder)
     assert listed.returncode == 0, listed.stderr
@@ -115,3 +120,40 @@ def test_stats_of_a_home_with_no_log_is_a_typed_error(tmp_path: Path) -> None:
     done = _plansmith("stats", "--home", "nowhere", cwd=tmp_path)
     assert done.returncode == 2
     assert "error:" in done.stderr
+
+
+def _ran(folder: Path, *extra: str) -> tuple[list[str], str, dict[str, object]]:
+    """Run ``any.yaml`` (the goal either tool reaches); the actions its steps ran, what
+    it said on stderr, and the inputs it recorded."""
+    from plansmith.engine import Engine
+    from plansmith.execution import StepSucceeded
+
+    run = _plansmith(
+        "run", "domain.yaml", "any.yaml", "-s", "servers.json", "-b", "bindings.yaml",
+        "--yes", "--home", "home", *extra, cwd=folder,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    engine = Engine(folder / "home")
+    try:
+        info = engine.log.runs()[-1]
+        done = [e.action for e in engine.log.events(info.run_id) if isinstance(e, StepSucceeded)]
+    finally:
+        engine.close()
+    return done, run.stderr, dict(info.inputs)
+
+
+def test_a_run_with_learned_costs_takes_the_faster_tool_and_records_the_costs(
+    folder: Path,
+) -> None:
+    _run_each_tool_twice(folder)
+    declared, _, inputs = _ran(folder)
+    assert declared == ["fetch_slow"]
+    assert "costs" not in inputs
+    learned, said, inputs = _ran(folder, "--costs", "learned")
+    assert learned == ["fetch_quick"]
+    assert "cost fetch_slow:" in said
+    assert "learned from 3 call(s) in 3 run(s)" in said  # the declared run's call counts
+    costs = inputs["costs"]
+    assert isinstance(costs, dict)
+    assert set(costs) == {"fetch_slow", "fetch_quick"}
+    assert costs["fetch_slow"] > costs["fetch_quick"]

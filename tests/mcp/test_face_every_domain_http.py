@@ -1,9 +1,11 @@
 """Every runnable shipped domain through ``plansmith mcp`` with its defaults (the shipped
 catalog, no sampling) over streamable HTTP, in one server process: code (a repository
 named in the request), bio (a FASTA named in the request), pcr on the Opentrons simulator
-(values named in the request) and research (over the installed Python docs), each from a
-plain request to a succeeded run and its report. The stdio flows are the same functions
-(test_face_code_inputs, test_face_bio_inputs, test_face_pcr_inputs)."""
+(values named in the request), research (over the installed Python docs), and GTPyhop's
+drug target discovery and bio_opentrons (domains made by code: a scenario named in the
+request or the inputs), each from a plain request to a succeeded run and its report. The
+stdio flows are the same functions (test_face_code_inputs, test_face_bio_inputs,
+test_face_pcr_inputs, test_face_made_domains)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import anyio
 import pytest
 from test_face_bio_inputs import _summary_flow
 from test_face_code_inputs import _diagnose, _refusals
+from test_face_made_domains import _drug_target, _lab
 from test_face_pcr_inputs import LAB_PYTHON, _pcr
 from test_face_transports import MAIN, _start_http
 
@@ -81,12 +84,14 @@ async def test_http_default_face_runs_every_shipped_domain_from_a_plain_request(
                 await _refusals(client)
                 await _summary_flow(client)
                 await _research(client)
+                await _drug_target(client)  # GTPyhop's, made by code
                 if LAB_PYTHON.exists():
-                    assert "pcr" in ready
+                    assert {"pcr", "bio-opentrons", "dna-extraction"} <= ready
                     await _pcr(client)
+                    await _lab(client, "bio-opentrons", {"scenario": "scenario_1"}, 56)
                 runs = (await fh.call(client, "list_runs"))["runs"]  # research's are its own
                 assert [r["state"] for r in runs] == ["succeeded"] * (
-                    3 if LAB_PYTHON.exists() else 2
+                    5 if LAB_PYTHON.exists() else 3
                 )
     finally:
         proc.terminate()

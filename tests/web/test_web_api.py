@@ -375,7 +375,9 @@ async def test_an_app_over_an_existing_engine_uses_its_run_log(tmp_path: Path) -
     app = create_app(engine)
     async with await _client(app) as client:
         domains = (await client.get("/api/domains")).json()  # no --domains: the shipped ones
-        assert [d["name"] for d in domains] == [p.name for p in shipped_domain_dirs()]
+        made = ["bio-opentrons", "dna-extraction", "drug-target"]  # made by code, after
+        assert [d["name"] for d in domains] == [p.name for p in shipped_domain_dirs()] + made
+        assert [d["kind"] for d in domains][-3:] == ["made"] * 3
         assert "doc-pipeline" not in {d["name"] for d in domains}  # plan-only: not offered
         for d in domains:  # a domain that cannot run here says why and what fixes it
             assert d["runnable"] == d["readiness"]["ready"]

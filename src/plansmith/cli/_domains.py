@@ -36,8 +36,10 @@ def domains_command(
 
     Exit codes: 0 listed (ready or not); 2 bad input (a folder that does not load)."""
     from plansmith.domains.folders import load_folders, shipped_domain_dirs
+    from plansmith.domains.made import shipped_made_domains
 
     folders = list(load_folders(domains or shipped_domain_dirs()).values())
+    made = [] if domains else list(shipped_made_domains().values())
     if as_json:
         rows = [
             {
@@ -49,6 +51,17 @@ def domains_command(
                 **f.readiness.to_dict(),
             }
             for f in folders
+        ]
+        rows += [
+            {
+                "name": m.name,
+                "domain": m.maker,
+                "kind": "made",
+                "description": m.description,
+                "scenarios": [p.name for p in m.problems],
+                **m.readiness.to_dict(),
+            }
+            for m in made
         ]
         typer.echo(json.dumps(rows, indent=2))
         return
@@ -63,4 +76,13 @@ def domains_command(
         status += "".join(f"\n  note: {escape(n)}" for n in r.notes)
         goals = ", ".join(g.name for g in f.domain.goals) or "-"
         table.add_row(f.name, f.domain.name, str(len(f.domain.actions)), goals, status)
+    for m in made:
+        r = m.readiness
+        status = (
+            "[green]ready[/green]"
+            if r.ready
+            else f"[red]no[/red]: {escape(r.reason)}\n  fix: {escape(r.fix)}"
+        )
+        scenarios = ", ".join(p.name for p in m.problems)
+        table.add_row(m.name, f"{m.maker} (made by code)", "-", f"scenarios: {scenarios}", status)
     make_console().print(table)

@@ -235,6 +235,7 @@ def mcp_command(
         typer.echo(json.dumps(host_config(print_config, args), indent=2))
         return
     from plansmith.domains.folders import load_folders, shipped_domain_dirs
+    from plansmith.domains.made import shipped_made_domains
     from plansmith.domains.research.desk import (
         ResearchService,
         default_source_specs,
@@ -271,6 +272,7 @@ def mcp_command(
     service = FaceService(
         table,
         load_folders(dirs),
+        made=None if domains or conf.get("domains") else shipped_made_domains(),
         share_runs=share_runs or bool(conf.get("share_runs", False)),
         policy=policy,
         drive_elsewhere=drive_with_cli(engine.home, log) if detach else None,

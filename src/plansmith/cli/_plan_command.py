@@ -137,21 +137,15 @@ def _plan_text(args: argparse.Namespace, options: PlanOptions) -> str:
 
 def _learned(problem: Problem, home: Path, log: str | None) -> Problem:
     """``problem`` with its actions' costs learned from the run log; says which on stderr."""
+    from plansmith.cli._costs import cost_lines
     from plansmith.engine import open_engine
-    from plansmith.execution import declared_costs, learned_costs, stats_of, with_costs
+    from plansmith.execution import with_costs
 
     engine = open_engine(home, log=log, existing=True, read_only=True)
     try:
-        runs = [engine.log.events(info.run_id) for info in engine.log.runs()]
+        costs = engine.learned_costs(problem)
     finally:
         engine.close()
-    costs = learned_costs(stats_of(runs), declared_costs(problem))
-    for c in costs.values():
-        if c.calls:
-            sys.stderr.write(
-                f"cost {c.action}: {c.cost:g} (declared {c.declared:g}; learned from {c.calls}"
-                f" call(s) in {c.runs} run(s): {c.why})\n"
-            )
-        else:
-            sys.stderr.write(f"cost {c.action}: {c.cost:g} (declared; {c.why})\n")
+    for line in cost_lines(costs):
+        sys.stderr.write(line + "\n")
     return with_costs(problem, costs)

@@ -9,7 +9,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import anyio
 import typer
@@ -122,6 +122,15 @@ def run_command(
     executor: ExecutorOpt = "local",
     scheduler: SchedulerOpt = None,
     lease_ttl: LeaseTtlOpt = 30.0,
+    costs: Annotated[
+        Literal["declared", "learned"],
+        typer.Option(
+            "--costs",
+            help="action costs: as the domain declares them, or learned from the run log"
+            " of --home (expected duration over success rate; the declared cost until an"
+            " action has calls). The run records them: its resume and replans use them.",
+        ),
+    ] = "declared",
 ) -> None:
     """Plan, bind, approve and run. Stops at `awaiting approval` (exit 6) unless --yes or
     the policy allows the plan.
@@ -143,6 +152,15 @@ def run_command(
     engine = open_engine(home, log=log, executor=executor, scheduler=scheduler, lease_ttl=lease_ttl)
     inputs = RunInputs(domain, problem, servers, bindings)
     run_id = engine.new_run_id()
+    learned: dict[str, float] | None = None
+    if costs == "learned":
+        from plansmith.cli._costs import cost_lines, cost_table
+        from plansmith.engine import load_problem_files
+
+        found = engine.learned_costs(load_problem_files(domain, problem))
+        for line in cost_lines(found):
+            sys.stderr.write(line + "\n")
+        learned = cost_table(found)
 
     async def go(sink: Callable[[object], None]) -> object:
         return await engine.run(
@@ -153,6 +171,7 @@ def run_command(
             max_parallel=max_parallel,
             subscribe=sink,
             run_id=run_id,
+            costs=learned,
         )
 
     go_on(engine, run_id, as_json, go, show_plan=True)

@@ -24,7 +24,7 @@ from plansmith.binding import load_bindings
 from plansmith.errors import PlansmithError
 from plansmith.servers import StdioServer, load_servers
 
-__all__ = ["Readiness", "readiness_of", "optional_notes", "GTPYHOP_READINESS"]
+__all__ = ["Readiness", "readiness_of", "optional_notes", "GTPYHOP_READINESS", "lab_python_missing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,8 @@ def _program(command: str, env: Mapping[str, str]) -> str | None:
     return beside if os.path.isfile(beside) and os.access(beside, os.X_OK) else None
 
 
-def _lab_python_missing() -> Readiness | None:
+def lab_python_missing() -> Readiness | None:
+    """Why the Opentrons simulator cannot run here (its venv is missing), or None."""
     from plansmith.domains.lab import find_lab_python  # noqa: PLC0415 - only for plansmith-lab
 
     python, _source = find_lab_python()
@@ -142,7 +143,7 @@ def _server_problem(server: StdioServer, env: Mapping[str, str]) -> Readiness | 
             False, f"server {server.name!r}: the command {server.command!r} is not installed", fix
         )
     if Path(server.command).name == "plansmith-lab":
-        return _lab_python_missing()
+        return lab_python_missing()
     return None
 
 

@@ -5,6 +5,7 @@ from plansmith._run_digests import ChangedInput
 from plansmith.engine._engine import Engine, InvokerFactory
 from plansmith.engine._inputs import (
     ASKED_KEY,
+    COSTS_KEY,
     HOLD_KEY,
     OWNER_KEY,
     POLICY_KEY,
@@ -12,13 +13,24 @@ from plansmith.engine._inputs import (
     Subscriber,
     check_run_id,
     made_from_files,
+    recorded_costs,
     recorded_policy,
+)
+from plansmith.engine._made import (
+    MADE_KEY,
+    MAKERS_GROUP,
+    MadeRun,
+    MakeContext,
+    RunMaker,
+    find_maker,
+    made_by,
 )
 from plansmith.engine._open import open_engine
 from plansmith.engine._planning import (
     Planner,
     ban_failed,
     load_problem_files,
+    make_costed_plan,
     make_plan,
     make_replanner,
     remaining_tasks,
@@ -40,12 +52,23 @@ __all__ = [
     "load_problem_files",
     "load_run_files",
     "make_plan",
+    "make_costed_plan",
     "make_replanner",
     "ban_failed",
     "remaining_tasks",
     "made_from_files",
+    # runs a domain's code makes (a run maker), made again from recorded arguments
+    "MADE_KEY",
+    "MAKERS_GROUP",
+    "MadeRun",
+    "MakeContext",
+    "RunMaker",
+    "find_maker",
+    "made_by",
     "check_run_id",
     "recorded_policy",
+    "recorded_costs",
+    "COSTS_KEY",
     "POLICY_KEY",
     "OWNER_KEY",
     "HOLD_KEY",

@@ -10,7 +10,7 @@ from contextlib import suppress
 
 from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind
 from plansmith.engine._inputs import RunInputs, run_inputs
-from plansmith.engine._planning import load_problem_files, plan_in_thread
+from plansmith.engine._planning import load_problem_files, make_costed_plan, plan_in_thread
 from plansmith.engine._takeover import TakingOver
 from plansmith.engine._tools import load_run_files
 from plansmith.errors import BindingError, ServerStartError
@@ -29,10 +29,11 @@ class Checking(TakingOver):
         wanted = {b.server for b in bindings.bindings if b.action in actions}
         return tuple(n for n in config.names if n in wanted)
 
-    async def plan(self, problem: Problem) -> Plan:
+    async def plan(self, problem: Problem, *, costed: bool = False) -> Plan:
         """The engine's planner on ``problem``, in a worker thread (a cancel stops the
-        search): what a face shows before it makes the run (``run``'s ``plan``)."""
-        return await plan_in_thread(problem, self.planner)
+        search): what a face shows before it makes the run (``run``'s ``plan``).
+        ``costed``: ``make_costed_plan`` instead, as ``run`` plans with learned costs."""
+        return await plan_in_thread(problem, make_costed_plan if costed else self.planner)
 
     async def check(self, inputs: RunInputs) -> tuple[Plan, BoundPlan, ToolCatalog]:
         """Plan, start the servers the bindings use, and bind: raises with every problem."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import builtins
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractAsyncContextManager, contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
@@ -23,6 +23,7 @@ from plansmith.engine._inputs import (
     check_run_id,
 )
 from plansmith.engine._leases import LeaseKeeper
+from plansmith.engine._made import RunMaker
 from plansmith.engine._planning import (
     Planner,
     make_plan,
@@ -91,6 +92,7 @@ class EngineCore:
         tracing: TraceSetup | None = None,
         planner: Planner | None = None,
         invoker_factory: InvokerFactory | None = None,
+        makers: Mapping[str, RunMaker] | None = None,
     ) -> None:
         # absolute: ``${run.dir}`` and the run's files are the same from any directory
         # (a stdio server with its own cwd gets a path it can use)
@@ -100,6 +102,8 @@ class EngineCore:
         self.log: RunLog = log if log is not None else SqliteRunLog(self.home / "runs.db")
         self.pool_factory: PoolFactory = pool_factory or local_pool
         self.planner: Planner = planner or make_plan
+        #: run makers by name (``Engine.run_made``), before the installed entry points
+        self.makers: dict[str, RunMaker] = dict(makers or {})
         self.invoker_factory: InvokerFactory = invoker_factory or McpInvoker
         self.leases: RunLeases | None = self.log if isinstance(self.log, RunLeases) else None
         self.engine_id = engine_id or new_engine_id()

@@ -19,11 +19,15 @@ from plansmith.engine._inputs import (
     Subscriber,
     check_env,
     file_inputs,
+    recorded_costs,
     recorded_policy,
 )
+from plansmith.engine._made import MakeContext, find_maker, made_by
 from plansmith.engine._planning import (
+    Planner,
     RunContext,
     as_recorded,
+    make_costed_plan,
     plan_in_thread,
 )
 from plansmith.engine._starting import Starting
@@ -79,6 +83,8 @@ class Recipe:
     replan: Callable[[ToolCatalog, Plan], ReplanFn | None] | None
     plan: Plan | None = None
     problem: Problem | None = None
+    #: the planner of ``problem`` (None: the engine's; a run with learned costs has its own)
+    planner: Planner | None = None
 
 
 class Driving(EngineCore):
@@ -165,7 +171,7 @@ class Driving(EngineCore):
             plan = recipe.plan
             if plan is None:
                 assert recipe.problem is not None
-                plan = await plan_in_thread(recipe.problem, self.planner)
+                plan = await plan_in_thread(recipe.problem, recipe.planner or self.planner)
             used = set(self._servers_wanted(recipe.bindings, plan))
             tools = await self._tools(stack, run_id, recipe.config, used)
             config = recipe.config
@@ -318,6 +324,40 @@ class Driving(EngineCore):
             unattended_tiers=frozenset(Tier) - (policy or ApprovalPolicy()).needs_person,
         )
 
+    def _file_recipe(self, run_id: str, inputs: Mapping[str, JSONValue]) -> Recipe:
+        """The recipe of a run made from files: loaded from them, its replans as
+        recorded (a resumed run replans as it did)."""
+        costs = recorded_costs(inputs)
+        ctx = RunContext.load(file_inputs(run_id, inputs), costs)
+        planner = make_costed_plan if costs else self.planner
+        return Recipe(
+            ctx.problem.domain,
+            ctx.bindings,
+            ctx.config,
+            lambda catalog, first: as_recorded(
+                ctx.replan_fn(catalog, first, planner),
+                self.log.events(run_id),
+                ctx.problem,
+            ),
+            problem=ctx.problem,
+            planner=planner,
+        )
+
+    def _made_recipe(self, run_id: str, maker: str, args: Mapping[str, JSONValue]) -> Recipe:
+        """The recipe of a run a run maker made, made again from its recorded arguments
+        (its plan is bound already, unless the run stopped before it was)."""
+        made = find_maker(maker, self.makers)(
+            args, MakeContext(run_id, self.run_dir(run_id), self.log)
+        )
+        replan = made.replan
+        return Recipe(
+            made.domain,
+            made.bindings,
+            made.config,
+            None if replan is None else (lambda catalog, _first: replan(catalog)),
+            plan=made.plan,
+        )
+
     async def _resume(
         self,
         run_id: str,
@@ -340,18 +380,11 @@ class Driving(EngineCore):
                 hint="approve the plan the run shows (`plansmith show RUN_ID`): its hash"
                 " is what a person saw",
             )
-        ctx = RunContext.load(file_inputs(run_id, info.inputs))
-        recipe = Recipe(
-            ctx.problem.domain,
-            ctx.bindings,
-            ctx.config,
-            lambda catalog, first: as_recorded(
-                ctx.replan_fn(catalog, first, self.planner),
-                self.log.events(run_id),
-                ctx.problem,
-            ),
-            problem=ctx.problem,
-        )
+        made = made_by(info.inputs)
+        if made is not None:
+            recipe = self._made_recipe(run_id, *made)
+        else:
+            recipe = self._file_recipe(run_id, info.inputs)
         policy = recorded_policy(info.inputs)  # the run's own (default for older runs)
         hold = info.inputs.get(HOLD_KEY) is True
         emitter = self._emitter(run_id, state.last_seq, subscribe)

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+import anyio
+
 from plansmith._run_digests import KINDS, file_digests
 from plansmith.binding import Bindings
 from plansmith.engine._checking import Checking
@@ -27,6 +29,7 @@ from plansmith.engine._core import InvokerFactory
 from plansmith.engine._drive import Recipe
 from plansmith.engine._inputs import (
     ASKED_KEY,
+    COSTS_KEY,
     HOLD_KEY,
     OWNER_KEY,
     POLICY_KEY,
@@ -41,8 +44,10 @@ from plansmith.engine._inputs import (
     recorded_policy,
     run_inputs,
 )
+from plansmith.engine._made import MADE_KEY, MadeRun, MakeContext, find_maker, made_by
 from plansmith.engine._planning import (
     RunContext,
+    make_costed_plan,
     plan_in_thread,
 )
 from plansmith.engine._tools import (
@@ -57,13 +62,17 @@ from plansmith.errors import (
 from plansmith.execution import (
     ApprovalPolicy,
     Emitter,
+    LearnedCost,
     PlanApproved,
     RunOutcome,
     RunRetried,
+    declared_costs,
     fold,
+    learned_costs,
+    stats_of,
     tiers_needing_approval,
 )
-from plansmith.model import Domain, JSONValue, Plan
+from plansmith.model import Domain, JSONValue, Plan, Problem
 from plansmith.servers import (
     ServersConfig,
 )
@@ -96,6 +105,7 @@ class Engine(Checking):
         plan: Plan | None = None,
         hold: bool = False,
         asked: Mapping[str, JSONValue] | None = None,
+        costs: Mapping[str, float] | None = None,
     ) -> RunOutcome:
         """Plan from ``inputs``' files, then ``run_plan`` (replanning with the classical or
         HTN replanner); the inputs are stored with the run, with their contents' digests,
@@ -116,7 +126,10 @@ class Engine(Checking):
         when its policy needs no person (a face that lets its user start it later:
         ``approve`` goes on with it); recorded (``HOLD_KEY``), so a resume holds it too.
         ``asked``: what the face's user asked for (request, goal, translation), recorded
-        (``ASKED_KEY``) for the run's report."""
+        (``ASKED_KEY``) for the run's report. ``costs``: action costs to plan with
+        instead of the declared ones (``learned_costs``), recorded (``COSTS_KEY``): it is
+        planned, replanned and resumed with them, by ``make_costed_plan`` (A* with
+        LM-cut: the costs decide), not by this engine's ``planner``."""
         self._open()
         max_parallel = checked_max_parallel(max_parallel)
         inputs = run_inputs(inputs).resolved()  # recorded so: resume works from any directory
@@ -125,19 +138,16 @@ class Engine(Checking):
         subscribe = checked_subscriber(subscribe)
         paths = inputs.to_dict()
         digests = file_digests({k: Path(paths[k]) for k in KINDS})  # before loading
-        recorded: dict[str, JSONValue] = {**paths, **digests, POLICY_KEY: policy.text()}
-        if owner:
-            recorded[OWNER_KEY] = owner
-        if hold:
-            recorded[HOLD_KEY] = True
-        if asked:
-            recorded[ASKED_KEY] = json_inputs(asked)
-        ctx = RunContext.load(inputs)
+        recorded = _recorded({**paths, **digests}, policy, owner, hold, asked)
+        if costs:
+            recorded[COSTS_KEY] = {k: float(v) for k, v in sorted(costs.items())}
+        ctx = RunContext.load(inputs, costs)
+        planner = make_costed_plan if costs else self.planner
         self._active.add(run_id)
         try:
             with self._starting(run_id) as start:
                 if plan is None:
-                    plan = await plan_in_thread(ctx.problem, self.planner)
+                    plan = await plan_in_thread(ctx.problem, planner)
             if start.reason is not None:  # ``cancel`` while the planner searched
 
                 async def cancelled() -> RunOutcome:
@@ -162,7 +172,7 @@ class Engine(Checking):
             policy=policy,
             max_parallel=max_parallel,
             subscribe=subscribe,
-            replan=lambda catalog: ctx.replan_fn(catalog, first, self.planner),
+            replan=lambda catalog: ctx.replan_fn(catalog, first, planner),
             hold=hold,
         )
 
@@ -273,10 +283,63 @@ class Engine(Checking):
                 approver=approver,
                 policy=policy,
                 max_parallel=max_parallel,
-                resumable=made_from_files(inputs),
+                resumable=made_from_files(inputs) or made_by(inputs) is not None,
                 hold=hold,
             )
         return start.outcome()  # cancelled by ``cancel`` before the runner ran
+
+    def learned_costs(self, problem: Problem) -> dict[str, LearnedCost]:
+        """The cost of each action of ``problem``'s domain learned from this engine's
+        run log (``plansmith.execution.learned_costs`` over every run it holds)."""
+        runs = [self.log.events(info.run_id) for info in self.log.runs()]
+        return learned_costs(stats_of(runs), declared_costs(problem))
+
+    async def run_made(
+        self,
+        maker: str,
+        args: Mapping[str, JSONValue],
+        *,
+        approve: bool = False,
+        policy: ApprovalPolicy | None = None,
+        max_parallel: int = 8,
+        subscribe: Subscriber | None = None,
+        run_id: str | None = None,
+        owner: str = "",
+        approver: str = "",
+        hold: bool = False,
+        asked: Mapping[str, JSONValue] | None = None,
+    ) -> RunOutcome:
+        """Make the run of the run maker ``maker`` (see ``plansmith.engine.MADE_KEY``)
+        from ``args``, then ``run_plan`` it, recording the maker's name and arguments so
+        that ``approve``, ``resume``, ``retry`` and the take-overs make it again.
+
+        A maker that is not installed, or refuses its arguments, raises before anything
+        is recorded. ``policy``, ``owner``, ``hold`` and ``asked`` are recorded as by
+        ``run``; the other arguments are ``run_plan``'s."""
+        self._open()
+        make = find_maker(maker, self.makers)
+        recorded_args = json_inputs(args)
+        policy = checked_policy(policy)
+        run_id = self._new_run(run_id if run_id is not None else self.new_run_id())
+        context = MakeContext(run_id, self.run_dir(run_id), self.log)
+        made: MadeRun = await anyio.to_thread.run_sync(lambda: make(recorded_args, context))
+        made_by: dict[str, JSONValue] = {MADE_KEY: {"maker": maker, "args": recorded_args}}
+        recorded = _recorded(made_by, policy, owner, hold, asked)
+        return await self.run_plan(
+            made.plan,
+            made.domain,
+            made.bindings,
+            made.config,
+            inputs=recorded,
+            run_id=run_id,
+            approve=approve,
+            policy=policy,
+            max_parallel=max_parallel,
+            subscribe=subscribe,
+            replan=made.replan,
+            approver=approver,
+            hold=hold,
+        )
 
     async def resume(
         self,
@@ -443,5 +506,26 @@ class Engine(Checking):
                 f"run {run_id} succeeded: there is nothing to retry",
                 hint="start a new run to do it again",
             )
-        file_inputs(run_id, self.log.run(run_id).inputs)  # one made from files only
+        inputs = self.log.run(run_id).inputs
+        if made_by(inputs) is None:
+            file_inputs(run_id, inputs)  # one made from files, or by a run maker, only
         Emitter(self.log, run_id, last_seq=state.last_seq).emit(RunRetried(run_id=run_id, by=by))
+
+
+def _recorded(
+    base: Mapping[str, JSONValue],
+    policy: ApprovalPolicy,
+    owner: str,
+    hold: bool,
+    asked: Mapping[str, JSONValue] | None,
+) -> dict[str, JSONValue]:
+    """A new run's recorded ``inputs``: ``base`` (its files and their digests, or its
+    maker), its policy, and who made it, whether it is held and what was asked, if so."""
+    recorded: dict[str, JSONValue] = {**base, POLICY_KEY: policy.text()}
+    if owner:
+        recorded[OWNER_KEY] = owner
+    if hold:
+        recorded[HOLD_KEY] = True
+    if asked:
+        recorded[ASKED_KEY] = json_inputs(asked)
+    return recorded

@@ -21,6 +21,8 @@ __all__ = [
     "HOLD_KEY",
     "ASKED_KEY",
     "recorded_policy",
+    "COSTS_KEY",
+    "recorded_costs",
     "check_run_id",
     "json_inputs",
     "check_env",
@@ -98,6 +100,24 @@ HOLD_KEY = "hold_for_approval"
 #: the key of a run's recorded ``inputs`` that holds what its user asked for (a face's
 #: request, goal, tasks, translation): the run's report shows it
 ASKED_KEY = "asked"
+
+
+#: the key of a run's recorded ``inputs`` that holds the action costs it was planned with
+#: when they are not the domain's declared ones (``Engine.run``'s ``costs``: learned from
+#: the run log), ``{action: cost}``; its replans plan with them too
+COSTS_KEY = "costs"
+
+
+def recorded_costs(inputs: Mapping[str, JSONValue]) -> dict[str, float] | None:
+    """The action costs a run was planned with (``COSTS_KEY``); None: the declared ones."""
+    costs = inputs.get(COSTS_KEY)
+    if not isinstance(costs, dict):
+        return None
+    return {
+        k: float(v)
+        for k, v in costs.items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
 
 
 def recorded_policy(inputs: Mapping[str, JSONValue]) -> ApprovalPolicy:

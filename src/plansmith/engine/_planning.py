@@ -25,6 +25,7 @@ from plansmith.execution import (
     StepKey,
     apply_event,
     make_replan,
+    with_action_costs,
 )
 from plansmith.formats import load_domain, load_problem
 from plansmith.model import (
@@ -38,6 +39,7 @@ from plansmith.model import (
     TaskCall,
     TypedName,
 )
+from plansmith.planning import PlanOptions
 from plansmith.planning import plan as plan_problem
 from plansmith.servers import ServersConfig
 
@@ -45,6 +47,7 @@ __all__ = [
     "Planner",
     "load_problem_files",
     "make_plan",
+    "make_costed_plan",
     "plan_in_thread",
     "ban_failed",
     "remaining_tasks",
@@ -65,6 +68,17 @@ def make_plan(problem: Problem, *, should_stop: Callable[[], bool] | None = None
     """The planner's one entry point (classical or HTN); the search stops (with
     ``LimitReachedError``) once ``should_stop`` returns true."""
     return plan_problem(problem, should_stop=should_stop)
+
+
+#: how a run planned with learned action costs is planned (and replanned): A* with
+#: LM-cut, so that the costs decide between two ways to the goal (the default greedy
+#: search heeds them little)
+COSTED_OPTIONS = PlanOptions(search="astar", heuristic="lmcut")
+
+
+def make_costed_plan(problem: Problem, *, should_stop: Callable[[], bool] | None = None) -> Plan:
+    """``make_plan`` by ``COSTED_OPTIONS``: a cheapest plan under the problem's costs."""
+    return plan_problem(problem, COSTED_OPTIONS, should_stop=should_stop)
 
 
 async def plan_in_thread(problem: Problem, planner: Planner | None = None) -> Plan:
@@ -167,8 +181,12 @@ class RunContext:
     config: ServersConfig
 
     @staticmethod
-    def load(inputs: RunInputs) -> RunContext:
+    def load(inputs: RunInputs, costs: Mapping[str, float] | None = None) -> RunContext:
+        """The run's files loaded; ``costs``: the action costs it was planned with (the
+        declared ones when None)."""
         problem = load_problem_files(inputs.domain, inputs.problem)
+        if costs:
+            problem = with_action_costs(problem, costs)
         return RunContext(problem, *load_run_files(inputs.bindings, inputs.servers))
 
     def replan_fn(

@@ -113,7 +113,7 @@ def report_markdown(report: Mapping[str, Any]) -> str:
         "|---|---|---|---|---:|---|---:|",
     ]
     for s in report["steps"]:
-        call = f"{s['action']}({', '.join(s['args'])})"
+        call = f"{s['action']}({', '.join(map(str, s['args']))})"
         lines.append(
             f"| {s['step']} | {call} | {s['tool']} | {s['server']} | {s['duration_ms']} "
             f"| {s['outcome']} | {s['attempts']} |"

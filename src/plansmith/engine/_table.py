@@ -247,10 +247,11 @@ class RunTable:
         plan: Plan | None = None,
         asked: Mapping[str, JSONValue] | None = None,
         run_id: str | None = None,
+        costs: Mapping[str, float] | None = None,
     ) -> RunHandle:
         """Plan, bind and record a new run, which goes on in the background; return once
         it awaits approval, runs, or ended (a run that could not start: its error is
-        raised). ``hold``, ``plan`` and ``asked`` are ``Engine.run``'s; a run made to be
+        raised). ``hold``, ``plan``, ``asked`` and ``costs`` are ``Engine.run``'s; a run made to be
         held does not count against ``max_live`` (it is bound, then waits)."""
         run_id = run_id or self.engine.new_run_id()
         handle = self._spawn(
@@ -266,6 +267,44 @@ class RunTable:
                 run_id=run_id,
                 hold=hold,
                 plan=plan,
+                asked=asked,
+                costs=costs,
+            ),
+            new=True,
+            counted=not hold,
+        )
+        return await self._started(handle)
+
+    async def create_made(
+        self,
+        maker: str,
+        args: Mapping[str, JSONValue],
+        *,
+        owner: str = "",
+        policy: ApprovalPolicy | None = None,
+        approve: bool = False,
+        hold: bool = False,
+        asked: Mapping[str, JSONValue] | None = None,
+        run_id: str | None = None,
+    ) -> RunHandle:
+        """``create`` for the run a run maker makes from ``args`` (``Engine.run_made``):
+        made, bound and recorded in the background; returns once it awaits approval,
+        runs, or ended (a maker that refuses its arguments: its error is raised, and no
+        run is recorded)."""
+        run_id = run_id or self.engine.new_run_id()
+        handle = self._spawn(
+            run_id,
+            owner,
+            lambda feed: self.engine.run_made(
+                maker,
+                args,
+                approve=approve,
+                policy=policy,
+                owner=owner,
+                max_parallel=self.max_parallel,
+                subscribe=feed.push,
+                run_id=run_id,
+                hold=hold,
                 asked=asked,
             ),
             new=True,

@@ -49,6 +49,20 @@ from plansmith.execution._lease import Lease, RunLeases, new_engine_id, owner_go
 from plansmith.execution._log import BlobStore, MemoryRunLog, RunInfo, RunLog, SqliteRunLog
 from plansmith.execution._log_pg import PostgresRunLog, is_postgres_url, open_run_log, redact_url
 from plansmith.execution._messages import MESSAGE_LIMIT
+from plansmith.execution._metrics import (
+    OUTCOMES,
+    UNKNOWN_DOMAIN,
+    Figures,
+    RunFacts,
+    RunMetrics,
+    ToolFigures,
+    figures_of,
+    metrics_of,
+    parse_time,
+    parse_window,
+    run_domain,
+    run_facts,
+)
 from plansmith.execution._migrations import MIGRATIONS, SCHEMA_VERSION, Migration
 from plansmith.execution._policy import backoff_delay, should_retry
 from plansmith.execution._replan import (
@@ -88,6 +102,7 @@ from plansmith.execution._stats import (
     declared_costs,
     learned_costs,
     stats_of,
+    with_action_costs,
     with_costs,
 )
 from plansmith.execution._tracing import TraceView
@@ -195,9 +210,23 @@ __all__ = [
     "LearnedCost",
     "stats_of",
     "learned_costs",
+    "with_action_costs",
     "declared_costs",
     "with_costs",
     "PRIOR_CALLS",
+    # run metrics: per domain, per tool, per time window
+    "RunMetrics",
+    "Figures",
+    "RunFacts",
+    "ToolFigures",
+    "metrics_of",
+    "figures_of",
+    "run_facts",
+    "run_domain",
+    "parse_window",
+    "parse_time",
+    "OUTCOMES",
+    "UNKNOWN_DOMAIN",
     "bound_from_dict",
     # replanning and approval
     "StepKey",

@@ -26,6 +26,7 @@ __all__ = [
     "learned_costs",
     "declared_costs",
     "with_costs",
+    "with_action_costs",
     "PRIOR_CALLS",
 ]
 
@@ -153,8 +154,13 @@ def declared_costs(problem: Problem) -> dict[str, float]:
 
 def with_costs(problem: Problem, costs: Mapping[str, LearnedCost]) -> Problem:
     """The problem over its domain with each action's cost replaced by the learned one."""
+    return with_action_costs(problem, {name: c.cost for name, c in costs.items()})
+
+
+def with_action_costs(problem: Problem, costs: Mapping[str, float]) -> Problem:
+    """The problem over its domain with the cost of each action named in ``costs``
+    replaced by that cost (a run records the costs it was planned with this way)."""
     actions = tuple(
-        replace(a, cost=costs[a.name].cost) if a.name in costs else a
-        for a in problem.domain.actions
+        replace(a, cost=costs[a.name]) if a.name in costs else a for a in problem.domain.actions
     )
     return replace(problem, domain=replace(problem.domain, actions=actions))

@@ -22,6 +22,7 @@ import inspect
 import io
 import itertools
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType, TracebackType
@@ -102,8 +103,18 @@ def _checked(folder: str | Path) -> Path:
     return root
 
 
+#: one load at a time in the process: a load swaps ``sys.modules["gtpyhop"]`` and
+#: redirects ``sys.stdout``, both process-wide (a face plans in worker threads)
+_LOADING = threading.RLock()
+
+
 @contextlib.contextmanager
 def _standing_in(stand_in: ModuleType) -> Iterator[None]:
+    with _LOADING:
+        yield from _swapped(stand_in)
+
+
+def _swapped(stand_in: ModuleType) -> Iterator[None]:
     saved = {k: v for k, v in sys.modules.items() if k == "gtpyhop" or k.startswith("gtpyhop.")}
     path = list(sys.path)
     before = set(sys.modules)

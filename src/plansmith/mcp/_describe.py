@@ -6,7 +6,9 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
+from plansmith.binding import Bindings
 from plansmith.domains.folders import DomainFolder
+from plansmith.domains.made import MadeDomain
 from plansmith.domains.requests import request_inputs
 from plansmith.mcp._types import (
     ActionInfo,
@@ -22,7 +24,14 @@ from plansmith.mcp._types import (
 )
 from plansmith.model import Plan
 
-__all__ = ["summary", "describe", "plan_result", "with_research_tools"]
+__all__ = [
+    "summary",
+    "describe",
+    "made_summary",
+    "describe_made",
+    "plan_result",
+    "with_research_tools",
+]
 
 
 def _servers(folder: DomainFolder) -> tuple[str, ...]:
@@ -89,6 +98,66 @@ def describe(folder: DomainFolder) -> DomainInfo:
     )
 
 
+def made_summary(made: MadeDomain) -> DomainSummary:
+    """A domain made by code as ``list_domains`` shows it: its scenarios are its
+    problems (``make_plan``'s ``inputs={"scenario": NAME}``, or named in the request)."""
+    r = made.readiness
+    scenarios = ", ".join(p.name for p in made.problems)
+    return DomainSummary(
+        made.name,
+        made.maker,
+        0,
+        0,
+        (),
+        made.servers,
+        ready=r.ready,
+        reason=r.reason,
+        fix=r.fix,
+        notes=(f"{made.description}; scenarios: {scenarios}", *r.notes),
+        kind="made",
+        problems=tuple(p.name for p in made.problems),
+    )
+
+
+def describe_made(made: MadeDomain) -> DomainInfo:
+    """A domain made by code as ``describe_domain`` shows it: what it is, and its inputs
+    (the scenario, and what a run may set besides)."""
+    scenario = InputInfo(
+        "scenario",
+        "the problem to run: " + "; ".join(f"{p.name} ({p.description})" for p in made.problems),
+        (),
+        (),
+        "value",
+        choices=tuple(p.name for p in made.problems),
+    )
+    others = tuple(
+        InputInfo(
+            i.name,
+            i.description + (f" (default {i.default})" if i.default is not None else ""),
+            (),
+            (),
+            "value",
+            choices=i.choices,
+        )
+        for i in made.inputs
+    )
+    return DomainInfo(
+        made.name,
+        made.maker,
+        (),
+        (),
+        (),
+        (),
+        (),
+        (),
+        made.servers,
+        True,
+        (scenario, *others),
+        description=made.description,
+        kind="made",
+    )
+
+
 def _inputs(folder: DomainFolder) -> tuple[InputInfo, ...]:
     maker = request_inputs(folder.path)
     if maker is None:
@@ -100,7 +169,8 @@ def _inputs(folder: DomainFolder) -> tuple[InputInfo, ...]:
 
 def plan_result(
     plan: Plan,
-    folder: DomainFolder,
+    name: str,
+    bindings: Bindings | None,
     translation: Translation,
     *,
     binding: BindingCheck,
@@ -110,7 +180,7 @@ def plan_result(
 ) -> PlanResult:
     steps = []
     for s in plan.steps:
-        b = folder.bindings.get(s.action) if folder.bindings else None
+        b = bindings.get(s.action) if bindings else None
         args = tuple(a if isinstance(a, str) else str(a) for a in s.args)
         steps.append(
             StepInfo(
@@ -125,7 +195,7 @@ def plan_result(
         )
     return PlanResult(
         "planned",
-        folder.name,
+        name,
         translation,
         plan.hash,
         tuple(steps),

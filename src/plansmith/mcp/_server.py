@@ -11,20 +11,24 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
+from mcp.server import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer, Resolve, Sample
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.subscriptions import InMemorySubscriptionBus
-from mcp.types import CreateMessageResult
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CreateMessageResult
 
 from plansmith.domains.research.desk import ResearchService
 from plansmith.errors import InputError, PlansmithError
 from plansmith.mcp._describe import with_research_tools
 from plansmith.mcp._hints import acts, reads
+from plansmith.mcp._legacy_updates import Check, LegacySubscriptions
 from plansmith.mcp._llm import repair_prompt, translation_prompt
 from plansmith.mcp._openai import OpenAIConfig, openai_config
 from plansmith.mcp._owner import Owners, tool_error
@@ -113,7 +117,9 @@ def build_face_server(
     """
     openai: OpenAIConfig | None = openai_config(os.environ if env is None else env)
     bus = InMemorySubscriptionBus()  # subscriptions/listen: run progress (see _updates)
-    updates = RunUpdates(bus)
+    owners = Owners(session_secret, shared=lambda: service.share_runs)
+    legacy = LegacySubscriptions(bus, _subscribable(service, owners))  # resources/subscribe
+    updates = RunUpdates(bus, legacy)
     server = MCPServer(
         name,
         version="0.1.0",
@@ -123,7 +129,7 @@ def build_face_server(
         lifespan=_lifespan(service, research, on_exit, background, updates),
         subscriptions=bus,
     )
-    owners = Owners(session_secret, shared=lambda: service.share_runs)
+    legacy.install(server)
 
     def owner(ctx: Context) -> str:  # raises for an anonymous HTTP call (runs not shared)
         return owners.owner(ctx.headers, ctx.protocol_version)
@@ -144,8 +150,8 @@ def build_face_server(
             source = choose_translator(translator, request, ctx, openai)
         except PlansmithError as error:
             raise tool_error(error) from None
-        if request is None or source != "sampling":
-            return None
+        if request is None or source != "sampling" or service.is_made(domain):
+            return None  # a domain made by code: its scenario is chosen offline
         return sample(translation_prompt(info(domain), request))
 
     async def second_sample(
@@ -217,6 +223,7 @@ def build_face_server(
         init: list[str] | None = None,
         inputs: dict[str, str] | None = None,
         translator: Translator = "auto",
+        costs: Literal["declared", "learned"] = "declared",
     ) -> PlanResult:
         """Plan for a goal (["pred(obj)", ...]), HTN tasks, or a natural-language request.
 
@@ -224,17 +231,22 @@ def build_face_server(
         {"gene": "data/gene.fasta", "family": "family.fasta"}); a request may name them
         instead ("GC and ORF summary of data/gene.fasta"). Returns the plan hash, steps,
         Mermaid DAG, tiers needing approval and a binding check against the live servers;
-        or, when the request is ambiguous, the candidates and why.
+        or, when the request is ambiguous, the candidates and why. ``costs="learned"``:
+        plan with action costs learned from the run log (A* with LM-cut; the run keeps
+        them for its replans).
         """
 
         async def work() -> PlanResult:
             await ctx.report_progress(0, 3, message="translating")
             source = choose_translator(translator, request, ctx, openai)
             given: Translation | None = None
-            if request is not None and source is not None:
+            if request is not None and source is not None and not service.is_made(domain):
                 given = await translate(
                     domain, request, source, objects=objects, init=init, replies=(first, second)
                 )
+            if given is not None and not given.goal and not given.tasks:  # the model: no goal
+                await ctx.report_progress(3, 3, message="needs_choice")
+                return PlanResult("needs_choice", domain, given)
             await ctx.report_progress(1, 3, message="planning and checking bindings")
             result = await service.make_plan(
                 domain,
@@ -246,6 +258,7 @@ def build_face_server(
                 inputs=inputs,
                 translation=given,
                 owner=label(ctx),
+                costs=costs,
             )
             await ctx.report_progress(3, 3, message=result.status)
             return result
@@ -375,6 +388,37 @@ def _resources(server: MCPServer, service: FaceService, owners: Owners) -> None:
                 ).report
             )
         )
+
+
+_RUN_URI = re.compile(r"plansmith://runs/(?P<run_id>[^/]+)(?:/events)?")
+_DOMAIN_URI = re.compile(r"plansmith://domains/(?P<name>[^/]+)")
+_PLAN_URI = re.compile(r"plansmith://plans/(?P<plan_hash>[^/]+)")
+
+
+def _subscribable(service: FaceService, owners: Owners) -> Check:
+    """What ``resources/subscribe`` accepts: a resource the caller may read. A run's
+    (``plansmith://runs/{id}``, ``.../events``) is updated as the run goes on; a
+    domain's or a plan's never changes (subscribing to one is allowed, and quiet)."""
+
+    def check(ctx: ServerRequestContext[Any, Any], uri: str) -> None:
+        headers: Mapping[str, str] | None = getattr(ctx.request, "headers", None)
+        try:
+            if run := _RUN_URI.fullmatch(uri):
+                owner = owners.owner(headers, ctx.protocol_version)
+                service.get_run_status(run["run_id"], owner=owner)
+            elif domain := _DOMAIN_URI.fullmatch(uri):
+                service.describe_domain(domain["name"])
+            elif plan := _PLAN_URI.fullmatch(uri):
+                service.plan_document(plan["plan_hash"])
+            else:
+                raise InputError(
+                    f"unknown resource {uri!r}",
+                    hint="subscribe to plansmith://runs/{run_id} or plansmith://runs/{run_id}/events",
+                )
+        except PlansmithError as error:  # as a read of it: -32602 with this message
+            raise MCPError(INVALID_PARAMS, f"{type(error).__name__}: {error}") from None
+
+    return check
 
 
 def serve_face_http(server: MCPServer, sock: socket.socket, host: str) -> None:

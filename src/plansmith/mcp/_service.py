@@ -24,8 +24,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from plansmith.domains.code.desk import PatchDesk
 from plansmith.domains.folders import DomainFolder, objects_of, problem_of
+from plansmith.domains.made import MadeDomain
 from plansmith.domains.request_files import read_inputs
 from plansmith.engine import (
     ASKED_KEY,
@@ -43,9 +46,9 @@ from plansmith.errors import (
     RunNotFoundError,
     ServerStartError,
 )
-from plansmith.execution import ApprovalPolicy, RunInfo, RunView
+from plansmith.execution import ApprovalPolicy, RunInfo, RunView, with_action_costs
 from plansmith.formats import render_mermaid
-from plansmith.mcp._describe import describe, plan_result, summary
+from plansmith.mcp._describe import describe, describe_made, made_summary, plan_result, summary
 from plansmith.mcp._status import run_status
 from plansmith.mcp._types import (
     ApprovalResult,
@@ -59,7 +62,7 @@ from plansmith.mcp._types import (
     RunStatus,
     Translation,
 )
-from plansmith.model import JSONValue, Plan
+from plansmith.model import JSONValue, Plan, Problem
 from plansmith.planning import match_goal
 from plansmith.servers import load_servers
 
@@ -100,10 +103,13 @@ class FaceService:
         share_runs: bool = False,
         policy: ApprovalPolicy | None = None,
         drive_elsewhere: DriveElsewhere | None = None,
+        made: Mapping[str, MadeDomain] | None = None,
     ) -> None:
         self.table = table
         self.engine: Engine = table.engine
         self.folders = dict(folders)
+        #: domains made by code (GTPyhop's Python domains), after the folders by name
+        self.made = {k: v for k, v in (made or {}).items() if k not in self.folders}
         self.share_runs = share_runs
         self.policy = policy or ApprovalPolicy()
         self.drive_elsewhere = drive_elsewhere
@@ -120,6 +126,7 @@ class FaceService:
         share_runs: bool = False,
         policy: ApprovalPolicy | None = None,
         drive_elsewhere: DriveElsewhere | None = None,
+        made: Mapping[str, MadeDomain] | None = None,
     ) -> FaceService:
         """The service on a new run table of ``engine`` (``max_runs`` driven at once,
         ``max_parallel`` steps in flight each), as ``plansmith mcp`` makes it."""
@@ -135,6 +142,7 @@ class FaceService:
             share_runs=share_runs,
             policy=policy,
             drive_elsewhere=drive_elsewhere,
+            made=made,
         )
 
     async def __aenter__(self) -> FaceService:
@@ -149,17 +157,34 @@ class FaceService:
     def _folder(self, name: str, argument: str = "domain") -> DomainFolder:
         folder = self.folders.get(name)
         if folder is None:
+            known = [*self.folders, *self.made]
+            made = (
+                f" ({name} is made by code: it takes inputs, not goals)"
+                if self.is_made(name)
+                else ""
+            )
             raise InputError(
-                f"no domain named {name!r}",
+                f"no domain folder named {name!r}{made}" if made else f"no domain named {name!r}",
                 location=Location(argument=argument),
-                hint=f"one of: {', '.join(sorted(self.folders)) or '(none)'}",
+                hint=f"one of: {', '.join(sorted(known)) or '(none)'}",
             )
         return folder
 
+    def is_made(self, name: str) -> bool:
+        """Whether ``name`` is a domain made by code (it takes a scenario, not a goal)."""
+        return name in self.made
+
     def list_domains(self) -> DomainList:
-        return DomainList(tuple(summary(f) for f in self.folders.values()))
+        return DomainList(
+            (
+                *(summary(f) for f in self.folders.values()),
+                *(made_summary(m) for m in self.made.values()),
+            )
+        )
 
     def describe_domain(self, name: str) -> DomainInfo:
+        if name in self.made:
+            return describe_made(self.made[name])
         return describe(self._folder(name, "name"))
 
     def validate_goal(
@@ -187,10 +212,22 @@ class FaceService:
         inputs: Mapping[str, str] | None = None,
         translation: Translation | None = None,
         owner: str = "",
+        costs: str = "declared",
     ) -> PlanResult:
         """Plan, then make the run (bound, held for approval); a binding that fails is
         in ``binding`` (the run is recorded failed). ``inputs`` (or files the request
-        names) become objects, facts and the runs' servers for a domain that takes them."""
+        names) become objects, facts and the runs' servers for a domain that takes them.
+        A domain made by code takes its scenario (and options) as ``inputs``, or the
+        request names the scenario (``_make_made_plan``)."""
+        if domain in self.made:
+            if goal or tasks or objects or init:
+                raise InputError(
+                    f"{domain} is made by code: it takes a scenario, not goals, tasks,"
+                    " objects or facts",
+                    location=Location(argument="goal" if goal else "tasks" if tasks else "objects"),
+                    hint=f'pass inputs={{"scenario": NAME}} (see describe_domain("{domain}"))',
+                )
+            return await self._make_made_plan(self.made[domain], request, inputs or {}, owner)
         folder = self._folder(domain)
         files = read_inputs(folder, inputs, request, self.engine.home)
         if files.prepared is not None:
@@ -225,7 +262,10 @@ class FaceService:
         translation = translation or Translation("structured", None, tuple(goal), tuple(tasks))
         files.check_needed(folder.name, goal)
         text, problem = problem_of(folder, goal=goal, tasks=tasks, objects=objects, init=init)
-        plan = await self.engine.plan(problem)
+        table = self._costs(problem, costs)
+        if table:
+            problem = with_action_costs(problem, table)
+        plan = await self.engine.plan(problem, costed=bool(table))
         asked: dict[str, Any] = {
             "domain": domain,
             "request": translation.request,
@@ -236,13 +276,18 @@ class FaceService:
             "planned_by": owner,
             "plan_hash": plan.hash,
         }
+        if table:
+            asked["costs"] = dict(table)
         if files.prepared is not None:
             asked["inputs"] = dict(files.prepared.files)
-        run_id, binding = await self._make_run(folder, plan, text, asked, owner, files.servers_file)
+        run_id, binding = await self._make_run(
+            folder, plan, text, asked, owner, files.servers_file, costs=table
+        )
         tiers = self._tiers(plan)
         result = plan_result(
             plan,
-            folder,
+            folder.name,
+            folder.bindings,
             translation,
             binding=binding,
             tiers=tiers,
@@ -250,6 +295,100 @@ class FaceService:
             needs_approval=bool(tiers),
         )
         return PlanResult(**{**vars(result), "run_id": run_id})
+
+    async def _make_made_plan(
+        self, made: MadeDomain, request: str | None, inputs: Mapping[str, str], owner: str
+    ) -> PlanResult:
+        """Plan a domain made by code: the scenario of ``inputs``, else the one the
+        request names (none or several: ``needs_choice`` with a reason per scenario);
+        then make its run (held for approval) with the domain's run maker."""
+        scenario = inputs.get("scenario")
+        chosen = None
+        if scenario is None:
+            choice = made.choose(request)
+            if choice.problem is None:
+                translation = Translation(
+                    "offline", request, candidates=choice.reasons, reason=choice.reason
+                )
+                return PlanResult("needs_choice", made.name, translation)
+            scenario = chosen = choice.problem
+        args = made.args(scenario, inputs)
+        plan, bindings = await anyio.to_thread.run_sync(lambda: made.plan_of(args))
+        translation = Translation("offline" if request else "structured", request, chosen=chosen)
+        asked: dict[str, Any] = {
+            "domain": made.name,
+            "request": request or f"{scenario} of {made.name}",
+            "inputs": {k: str(v) for k, v in args.items()},
+            "source": translation.source,
+            "llm_calls": 0,
+            "planned_by": owner,
+            "plan_hash": plan.hash,
+        }
+        binding = await self._make_made_run(made, args, plan, asked, owner)
+        tiers = self._tiers(plan)
+        result = plan_result(
+            plan,
+            made.name,
+            bindings,
+            translation,
+            binding=binding[1],
+            tiers=tiers,
+            mermaid=render_mermaid(plan),
+            needs_approval=bool(tiers),
+        )
+        return PlanResult(**{**vars(result), "run_id": binding[0]})
+
+    async def _make_made_run(
+        self,
+        made: MadeDomain,
+        args: Mapping[str, JSONValue],
+        plan: Plan,
+        asked: dict[str, Any],
+        owner: str,
+    ) -> tuple[str | None, BindingCheck]:
+        ready = made.readiness
+        if not ready.ready:
+            return None, BindingCheck(
+                False, (), (f"{made.name} cannot run here: {ready.reason} (fix: {ready.fix})",)
+            )
+        run_id = self.engine.new_run_id()
+        try:
+            handle = await self.table.create_made(
+                made.maker,
+                args,
+                owner=owner,
+                policy=self.policy,
+                hold=True,
+                asked=asked,
+                run_id=run_id,
+            )
+        except PlansmithError as error:
+            return self._recorded(run_id), BindingCheck(
+                False, (), (f"{type(error).__name__}: {error}",)
+            )
+        made_hash = self.table.view(handle.run_id).plan_hash
+        if made_hash != plan.hash:  # the maker made another plan than the one shown
+            await self.table.cancel(handle.run_id, "its plan is not the plan shown")
+            return run_id, BindingCheck(
+                False,
+                (),
+                (f"the run's plan {made_hash} is not the plan shown {plan.hash}: plan again",),
+            )
+        return run_id, BindingCheck(True, made.servers)
+
+    def _costs(self, problem: Problem, costs: str) -> dict[str, float]:
+        """The learned action costs to plan with (``costs="learned"``: from the run log,
+        where an action has calls), or none (``declared``)."""
+        if costs not in ("declared", "learned"):
+            raise InputError(
+                f"costs {costs!r}: not declared or learned",
+                location=Location(argument="costs"),
+                hint="declared (the domain's) or learned (from the run log)",
+            )
+        if costs == "declared":
+            return {}
+        learned = self.engine.learned_costs(problem)
+        return {name: c.cost for name, c in learned.items() if c.calls}
 
     def _tiers(self, plan: Plan) -> tuple[str, ...]:
         return tuple(
@@ -275,6 +414,8 @@ class FaceService:
         asked: dict[str, Any],
         owner: str,
         servers_file: Path | None = None,
+        *,
+        costs: Mapping[str, float] | None = None,
     ) -> tuple[str | None, BindingCheck]:
         ready = folder.check_readiness()  # now: a venv may have been built since the start
         why = f"the domain cannot run here: {ready.reason} (fix: {ready.fix})"
@@ -295,6 +436,7 @@ class FaceService:
                 plan=plan,
                 asked=asked,
                 run_id=run_id,
+                costs=costs,
             )
         except PlansmithError as error:
             recorded = self._recorded(run_id)

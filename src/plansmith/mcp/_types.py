@@ -40,6 +40,10 @@ class DomainSummary:
     reason: str = ""
     fix: str = ""
     notes: tuple[str, ...] = ()
+    #: ``folder`` (a domain folder) or ``made`` (made by code: choose a scenario)
+    kind: str = "folder"
+    #: a made domain's scenarios (``make_plan``'s ``inputs={"scenario": NAME}``)
+    problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
@@ -73,6 +77,7 @@ class InputInfo:
     formats: tuple[str, ...]
     needed_by: tuple[str, ...]
     kind: str = "file"  # "file", "folder" or "value"
+    choices: tuple[str, ...] = ()  # a value's choices (none: any)
 
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
@@ -90,6 +95,8 @@ class DomainInfo:
     servers: tuple[str, ...]
     has_bindings: bool
     inputs: tuple[InputInfo, ...] = ()
+    description: str = ""
+    kind: str = "folder"  # ``folder``, or ``made``: made by code (choose a scenario)
 
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema

@@ -8,24 +8,25 @@ from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AfterValidator, BaseModel, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
 from plansmith.domains.research import MAX_QUESTION_BYTES
-from plansmith.errors import InputError
-from plansmith.execution import bound_to_dict
+from plansmith.errors import InputError, Location
+from plansmith.execution import bound_to_dict, metrics_of, parse_time, parse_window
 from plansmith.model import RUN_ID_MAX_LENGTH, RUN_ID_PATTERN, check_run_id
 from plansmith.web._controller import Controller
 from plansmith.web._errors import ERROR_RESPONSES, ErrorOut
 from plansmith.web._goals import GoalChoice, goal_forms, input_forms
+from plansmith.web._metrics import exposition, read_runs
 from plansmith.web._report import run_report
 from plansmith.web._sse import sse_stream
 from plansmith.web._uploads import UPLOAD_OPENAPI, UPLOADS, receive_upload
 
-__all__ = ["api_router", "controller_of", "NAME_PATTERN", "RunIdText", "RunId"]
+__all__ = ["api_router", "metrics_router", "controller_of", "NAME_PATTERN", "RunIdText", "RunId"]
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 HASH_PATTERN = r"^sha256:[0-9a-f]{64}$"
@@ -137,7 +138,7 @@ class DomainOut(BaseModel):
     domain_file: str
     problems: list[str]
     runnable: bool
-    kind: Literal["file", "gtpyhop"]
+    kind: Literal["file", "gtpyhop", "made"]
     readiness: ReadinessOut
     goals: list[GoalOut]
     inputs: list[InputOut]
@@ -363,3 +364,52 @@ async def research_report(run_id: RunId, ctl: Ctl) -> dict[str, Any]:
     decisions on them, every search with its source and hits, the verdict on each claim,
     the conflicts and their follow-ups."""
     return asdict(ctl.research_service().get_research_report(run_id, owner="web", trace=True))
+
+
+# -- run metrics: the stats page's JSON, and GET /metrics for Prometheus -----------------
+# (both outside the OpenAPI schema: /metrics is Prometheus' text, and /api/metrics is the
+# stats page's, as `plansmith stats --metrics --json` prints it)
+
+
+@api_router.get("/metrics", include_in_schema=False)
+async def run_metrics(
+    ctl: Ctl,
+    window: Annotated[str | None, Query(max_length=20)] = None,
+    since: Annotated[str | None, Query(max_length=40)] = None,
+) -> dict[str, Any]:
+    """The run metrics of the log (``plansmith stats --metrics --json``): over every
+    run, per domain with each tool's calls, and per ``window`` (``1h``, ``1d``, ``7d``)
+    of the runs' creation times; ``since`` (an ISO time) keeps the runs created then or
+    later; ``unreadable``: the runs left out because their events cannot be read."""
+    window_s = None
+    if window:
+        try:
+            window_s = parse_window(window)
+        except ValueError as error:
+            raise InputError(
+                str(error), location=Location(argument="window"), hint="e.g. ?window=1d"
+            ) from None
+    since_at = parse_time(since) if since else None
+    if since and since_at is None:
+        raise InputError(
+            f"{since!r} is not an ISO time",
+            location=Location(argument="since"),
+            hint="e.g. ?since=2026-01-31T09:00:00Z",
+        )
+    runs, unreadable = read_runs(ctl.engine.log)
+    found = metrics_of(runs, since=since_at, window_s=window_s)
+    return {**found.to_dict(), "unreadable": unreadable}
+
+
+metrics_router = APIRouter(dependencies=[Depends(_authorised)], include_in_schema=False)
+
+
+@metrics_router.get("/metrics")
+async def prometheus_metrics(request: Request) -> Response:
+    """The run metrics for Prometheus, read from the run log at each scrape: the text
+    format, or OpenMetrics when the ``Accept`` header asks for it; the token as for
+    ``/api`` (``Authorization: Bearer T``)."""
+    body, content_type = exposition(
+        request.app.state.metrics_registry, request.headers.get("accept", "")
+    )
+    return Response(body, media_type=content_type)

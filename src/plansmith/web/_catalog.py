@@ -23,9 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from plansmith.domains.folders import GTPYHOP_READINESS, Readiness, inputs_readiness
+from plansmith.domains.made import MadeDomain
 from plansmith.errors import InputError
 
-__all__ = ["DomainEntry", "find_domains", "domain_entries", "find_domain", "problem_file"]
+__all__ = [
+    "DomainEntry",
+    "find_domains",
+    "domain_entries",
+    "made_entry",
+    "find_domain",
+    "problem_file",
+]
 
 _DOMAIN_NAMES = ("domain.yaml", "domain.yml", "domain.json", "domain.pddl")
 _PROBLEM_SUFFIXES = (".yaml", ".yml", ".json", ".pddl")
@@ -44,18 +52,22 @@ class DomainEntry:
     #: A GTPyhop folder (``domain.py`` + ``problems.py``): planned, never run.
     gtpyhop: bool = False
     readiness: Readiness = GTPYHOP_READINESS
+    #: A domain made by code (GTPyhop's Python domains plansmith ships): its problems
+    #: are its scenarios, and its runs are made by its run maker.
+    made: MadeDomain | None = None
 
     @property
     def runnable(self) -> bool:
         return self.readiness.ready
 
     def to_dict(self) -> dict[str, object]:
+        kind = "made" if self.made is not None else "gtpyhop" if self.gtpyhop else "file"
         return {
             "name": self.name,
             "domain_file": self.domain.name,
             "problems": [name for name, _ in self.problems],
             "runnable": self.runnable,
-            "kind": "gtpyhop" if self.gtpyhop else "file",
+            "kind": kind,
             "readiness": self.readiness.to_dict(),
         }
 
@@ -128,6 +140,22 @@ def domain_entries(
     """The domains among ``folders``, in their order (folders that are none are skipped)."""
     entries = [_entry(f, servers, bindings, gtpyhop) for f in folders]
     return [e for e in entries if e is not None]
+
+
+def made_entry(made: MadeDomain) -> DomainEntry:
+    """A domain made by code as a card of the index: its scenarios as its problems."""
+    readiness = made.readiness
+    notes = (made.description, *(f"{p.name}: {p.description}" for p in made.problems))
+    return DomainEntry(
+        name=made.name,
+        folder=Path(made.name),
+        domain=Path(f"{made.maker} (made by code)"),
+        problems=tuple((p.name, Path(p.name)) for p in made.problems),
+        servers=None,
+        bindings=None,
+        readiness=Readiness(readiness.ready, readiness.reason, readiness.fix, notes),
+        made=made,
+    )
 
 
 def find_domain(entries: list[DomainEntry], name: str) -> DomainEntry | None:

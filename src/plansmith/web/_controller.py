@@ -18,6 +18,7 @@ import anyio
 
 from plansmith.binding import BoundPlan
 from plansmith.domains.folders import shipped_domain_dirs
+from plansmith.domains.made import shipped_made_domains
 from plansmith.domains.request_files import RequestFiles, read_request_inputs
 from plansmith.domains.research.desk import (
     ResearchService,
@@ -27,6 +28,7 @@ from plansmith.domains.research.desk import (
 )
 from plansmith.engine import (
     ASKED_KEY,
+    MADE_KEY,
     OWNER_KEY,
     Engine,
     RunFeed,
@@ -50,6 +52,7 @@ from plansmith.web._catalog import (
     domain_entries,
     find_domain,
     find_domains,
+    made_entry,
     problem_file,
 )
 from plansmith.web._goals import GoalChoice, goal_problem_file
@@ -99,7 +102,8 @@ class Controller:
         """The domains of ``--domains`` (GTPyhop folders too); without it, the shipped ones."""
         s = self.settings
         if s.domains is None:
-            return domain_entries(shipped_domain_dirs(), s.servers, s.bindings)
+            made = [made_entry(m) for m in shipped_made_domains().values()]
+            return [*domain_entries(shipped_domain_dirs(), s.servers, s.bindings), *made]
         return find_domains(s.domains, s.servers, s.bindings, _gtpyhop_problem_names)
 
     def entry(self, domain: str) -> DomainEntry:
@@ -153,6 +157,11 @@ class Controller:
 
     def inputs(self, domain: str, problem: str | GoalChoice) -> RunInputs:
         entry = self.entry(domain)
+        if entry.made is not None:
+            raise InputError(
+                f"domain {domain!r} is made by Python code: its runs are made, not read from files",
+                hint="create its run (POST /api/runs): it is bound, then waits for approval",
+            )
         path, servers = self._request(entry, problem)
         servers = servers or entry.servers
         if entry.gtpyhop:
@@ -170,6 +179,9 @@ class Controller:
     async def plan(self, domain: str, problem: str | GoalChoice) -> Plan:
         """Plan ``problem`` of ``domain`` (in a worker thread: planning is CPU work)."""
         entry = self.entry(domain)
+        if entry.made is not None:
+            made, args = entry.made, self._made_args(entry, problem)
+            return await anyio.to_thread.run_sync(lambda: made.plan_of(args)[0])
         path = self._problem_path(entry, problem)
         if entry.gtpyhop and isinstance(problem, str):
             from plansmith.web._gtpyhop import plan_gtpyhop  # noqa: PLC0415 - see below
@@ -178,6 +190,17 @@ class Controller:
         return await anyio.to_thread.run_sync(
             lambda: make_plan(load_problem_files(entry.domain, path))
         )
+
+    @staticmethod
+    def _made_args(entry: DomainEntry, problem: str | GoalChoice) -> dict[str, JSONValue]:
+        """A made domain's run maker's arguments: its scenario (a problem, not a goal)."""
+        assert entry.made is not None
+        if not isinstance(problem, str):
+            raise InputError(
+                f"domain {entry.name!r} is made by Python code: it has no named goals",
+                hint="choose one of its problems (its scenarios: GET /api/domains)",
+            )
+        return entry.made.args(problem, {})
 
     async def check(self, domain: str, problem: str | GoalChoice) -> tuple[Plan, BoundPlan]:
         plan, bound, _ = await self.engine.check(self.inputs(domain, problem))
@@ -239,7 +262,7 @@ class Controller:
             "created": info.created,
             "status": web_status(view, table.is_live(info.run_id)),
             "inputs": {
-                k: Path(str(v)).name
+                k: _shown_input(k, v)
                 for k, v in info.inputs.items()
                 if k not in (OWNER_KEY, ASKED_KEY)  # what was asked is no file
             },
@@ -251,6 +274,18 @@ class Controller:
         """Plan, bind and record a new run; return once it awaits approval (or runs).
         The run records what was asked (``asked``, as the MCP face's runs do): the
         domain, the problem or the named goal with its arguments, and the inputs."""
+        entry = self.entry(domain)
+        if entry.made is not None:
+            args = self._made_args(entry, problem)
+            await self.start()
+            made = await self._table().create_made(
+                entry.made.maker,
+                args,
+                owner="web",
+                policy=self.policy,
+                asked=_asked(domain, problem),
+            )
+            return made.run_id
         inputs = self.inputs(domain, problem)
         await self.start()
         handle = await self._table().create(
@@ -308,6 +343,14 @@ class Controller:
         if self._holder is not None and self._holder.get_loop() is asyncio.get_running_loop():
             await self._holder
         self.engine.close()
+
+
+def _shown_input(key: str, value: JSONValue) -> str:
+    """A recorded input as the runs list shows it: a file by its name; the run maker of
+    a run made by code, by its name."""
+    if key == MADE_KEY and isinstance(value, dict):
+        return str(value.get("maker"))
+    return Path(str(value)).name
 
 
 def _asked(domain: str, problem: str | GoalChoice) -> dict[str, JSONValue]:

@@ -59,7 +59,7 @@ def _objects(problem: Problem | None) -> dict[str, str]:
 
 def _input_objects(entry: DomainEntry) -> dict[str, str]:
     """Each input the domain takes, as the object it becomes (named as the input)."""
-    maker = None if entry.gtpyhop else request_inputs(entry.folder)
+    maker = None if entry.gtpyhop or entry.made else request_inputs(entry.folder)
     return {s.name: s.type for s in maker.inputs} if maker is not None else {}
 
 
@@ -67,7 +67,7 @@ def input_forms(entry: DomainEntry) -> list[dict[str, object]]:
     """The inputs ``entry`` takes (none for a folder that takes none): each one's name,
     what is expected, its kind (``file``, ``folder`` or ``value``), the formats it may be
     in and the goals that need it."""
-    maker = None if entry.gtpyhop else request_inputs(entry.folder)
+    maker = None if entry.gtpyhop or entry.made else request_inputs(entry.folder)
     if maker is None:
         return []
     return [
@@ -85,7 +85,7 @@ def input_forms(entry: DomainEntry) -> list[dict[str, object]]:
 def goal_forms(entry: DomainEntry) -> list[dict[str, object]]:
     """The named goals of ``entry`` (none for a GTPyhop folder), each parameter with the
     objects of the default problem that fit its type."""
-    if entry.gtpyhop:
+    if entry.gtpyhop or entry.made:
         return []
     try:
         domain = load_domain(entry.domain)
@@ -135,9 +135,9 @@ def goal_problem_file(
     those the request's inputs made (``files``), else the default problem's; refused
     when the goal, a parameter, an object or an input is not the domain's, or when an
     input the goal (or the job) needs is missing."""
-    if entry.gtpyhop:
+    if entry.gtpyhop or entry.made:
         raise InputError(
-            f"domain {entry.name!r} is a GTPyhop folder: plan one of its problems",
+            f"domain {entry.name!r} is made by Python code: plan one of its problems",
             hint="its problems are listed by GET /api/domains",
         )
     domain = load_domain(entry.domain)

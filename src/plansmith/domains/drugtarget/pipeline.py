@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from plansmith.binding import Bindings, load_bindings
 from plansmith.domains.drugtarget._findings import Findings, findings_of, write_findings
-from plansmith.engine import Engine, build_report
-from plansmith.errors import InputError
+from plansmith.engine import Engine, MadeRun, MakeContext, build_report
+from plansmith.errors import InputError, Location
 from plansmith.execution import Event
-from plansmith.model import Domain, Plan
+from plansmith.model import Domain, JSONValue, Plan
 from plansmith.servers import ServersConfig, load_servers
 
 __all__ = [
@@ -38,6 +38,8 @@ __all__ = [
     "SOURCES",
     "DrugTargetRun",
     "drug_target_folder",
+    "make_drug_target_run",
+    "drug_target_bindings",
     "plan_drug_target",
     "run_drug_target",
     "servers_config",
@@ -118,7 +120,7 @@ def plan_drug_target(
     return plan_python(domain, problem), action_domain(domain)
 
 
-def _shipped_bindings(domain: Domain) -> Bindings:
+def drug_target_bindings(domain: Domain) -> Bindings:
     """``bindings.yaml``, without the bindings of actions ``domain`` lacks (plansmith's
     KEGG action, when the domain is planned as published)."""
     shipped = load_bindings(DT_BINDINGS)
@@ -130,6 +132,32 @@ def servers_config(path: Path = DT_SERVERS) -> ServersConfig:
     """The servers file; ``servers.json`` names ``plansmith-drugtarget``, which is found
     beside this Python when its venv is not on PATH."""
     return load_servers(path)
+
+
+def make_drug_target_run(args: Mapping[str, JSONValue], context: MakeContext) -> MadeRun:
+    """The run maker (``plansmith.engine.RunMaker``) ``drug-target``: ``scenario`` (one of
+    ``DT_SCENARIOS``, default the first), optionally ``disease`` (another disease, by
+    name) and ``as_published`` (a boolean), over the servers of ``servers.json``; what
+    ``run_drug_target`` runs, made so that a face's run table makes, approves and
+    resumes it. ``context`` is not needed: the servers keep nothing per run."""
+    del context
+    scenario, disease = args.get("scenario", DT_SCENARIOS[0]), args.get("disease")
+    published = args.get("as_published", False)
+    if not isinstance(scenario, str):
+        raise InputError(
+            f"scenario {scenario!r} is not a name", location=Location(argument="scenario")
+        )
+    if disease is not None and not isinstance(disease, str):
+        raise InputError(
+            f"disease {disease!r} is not a name", location=Location(argument="disease")
+        )
+    if not isinstance(published, bool):
+        raise InputError(
+            f"as_published {published!r} is not true or false",
+            location=Location(argument="as_published"),
+        )
+    plan, domain = plan_drug_target(scenario, disease, as_published=published)
+    return MadeRun(plan, domain, drug_target_bindings(domain), servers_config())
 
 
 async def run_drug_target(
@@ -168,7 +196,7 @@ async def run_drug_target(
         outcome = await engine.run_plan(
             plan,
             domain,
-            bindings or _shipped_bindings(domain),
+            bindings or drug_target_bindings(domain),
             servers or servers_config(),
             inputs={"plan": f"{plan.domain}/{plan.problem}", "bindings": str(DT_BINDINGS)},
             approve=True,

@@ -32,6 +32,11 @@ from plansmith.domains.lab.sim._labservers import (
     simulator_run_log,
     write_servers,
 )
+from plansmith.domains.lab.sim._made import (
+    checked_scenario,
+    make_bio_opentrons_run,
+    make_dna_extraction_run,
+)
 from plansmith.domains.lab.sim._omega import (
     OMEGA_BINDINGS,
     OMEGA_SCENARIOS,
@@ -68,6 +73,10 @@ __all__ = [
     "run_plan",
     "run_bio",
     "run_omega",
+    # run makers (plansmith.engine.RunMaker): a face's run table makes these runs
+    "make_bio_opentrons_run",
+    "make_dna_extraction_run",
+    "checked_scenario",
     "run_pcr",
     "tip_replanner",
     "OUT_OF_TIPS",

@@ -77,6 +77,9 @@ def _server(role: str, robot: Path, python: Path | None) -> dict[str, object]:
     return {
         "command": str(python or lab_python()),
         "args": [str(SERVER_SCRIPT), "--role", role, "--robot", str(robot)],
+        # the lab venv has its own packages (mcp 1.x): a PYTHONPATH meant for plansmith's
+        # (mcp 2.x) must not reach it, as the ``plansmith-lab`` launcher ensures too
+        "env": {"PYTHONPATH": ""},
     }
 
 
