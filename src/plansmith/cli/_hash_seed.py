@@ -12,9 +12,9 @@ again: an interpreter that ignores the environment (``-E``, ``-I``) plans with
 its own seed, records ``hash_seed: null`` in the plan and says so on stderr.
 
 Measured against a worker process kept for later plans, see /docs/htn.md
-("One plan in every process"): a command line plans once per process, so a
-worker saves nothing there, and replacing the process costs one interpreter
-start and the imports up to the argument parser.
+("One plan in every process"): replacing the process costs one interpreter start
+and the imports up to the argument parser; the opt-in plan server
+(``plansmith plan-server``, ``_plan_server``) is the kept worker, started by the user.
 """
 
 from __future__ import annotations
