@@ -65,6 +65,15 @@ bindings:
 """
 
 
+def gated_bindings(gate: Path) -> str:
+    """Bindings whose ``summarise`` returns only once the file ``gate`` exists."""
+    return (
+        sleepy_bindings(0)
+        .replace("tool: sleep", "tool: wait_for_file")
+        .replace("{seconds: 0}", f'{{path: "{gate}"}}')
+    )
+
+
 SLOW_BINDINGS = (
     "bindings:\n"
     + binding("summarise", "sleep", "{seconds: 60}", "{}")

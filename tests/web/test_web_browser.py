@@ -18,6 +18,7 @@ from _web_helpers import (
     DOMAIN,
     SLOW_BINDINGS,
     ServerThread,
+    gated_bindings,
     sleepy_bindings,
     write_domains,
 )
@@ -35,7 +36,8 @@ def test_approve_on_the_plan_page_then_every_step_turns_done_live(
     tmp_path: Path, browser_page: Any
 ) -> None:
     page = browser_page
-    root = write_domains(tmp_path, sizes=(4,), bindings=SLOWER)
+    gate = tmp_path / "gate"  # no step succeeds before the run page has loaded the run
+    root = write_domains(tmp_path, sizes=(4,), bindings=gated_bindings(gate))
     app = create_app(WebSettings(home=tmp_path / "home", domains=root))
     with ServerThread(app) as server:
         page.goto(server.url + "/")
@@ -46,13 +48,15 @@ def test_approve_on_the_plan_page_then_every_step_turns_done_live(
         assert nodes.count() == 8
         first = page.locator("[data-step='s1']")
         assert "summarise(d0)" in (first.text_content() or "")
-        assert "counter / sleep" in (first.text_content() or "")
+        assert "counter / wait_for_file" in (first.text_content() or "")
         first.click()
         assert "read" in page.locator("#detail").inner_text()
         page.screenshot(path=str(ARTIFACTS / "plan-page.png"))
 
         page.get_by_role("button", name="Approve").click()
         page.wait_for_url("**/runs/r-*", timeout=30_000)
+        page.wait_for_selector("body[data-status]", timeout=30_000)  # the run is loaded
+        gate.write_text("open")  # the steps succeed now: each one's event comes by SSE
         page.wait_for_function(
             "() => { const g = [...document.querySelectorAll('svg [data-step]')];"
             " return g.length === 8 && g.every(n => n.dataset.state === 'succeeded'); }",

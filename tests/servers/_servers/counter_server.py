@@ -130,6 +130,15 @@ def block(seconds: float) -> dict[str, Any]:
 
 
 @server.tool()
+async def wait_for_file(path: str) -> dict[str, Any]:
+    """Return once the file ``path`` exists (a test opens this gate when it is ready)."""
+    _log("wait_for_file", None, {"path": path})
+    while not os.path.exists(path):
+        await anyio.sleep(0.01)
+    return {"slept": 0}
+
+
+@server.tool()
 async def sleep(seconds: float) -> dict[str, Any]:
     """Sleep, then return the seconds slept."""
     _log("sleep", None, {"seconds": seconds})
