@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from plansmith.errors import InputError, Location
+from plansmith.errors import InputError, LimitReachedError, Location
 from plansmith.model import Plan, Problem
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from plansmith.planning import PlanOptions
 
-__all__ = ["load_inputs", "plan_gtpyhop_folder", "read_plan_file", "write_atomically"]
+__all__ = [
+    "load_inputs",
+    "plan_gtpyhop_folder",
+    "read_plan_file",
+    "write_atomically",
+    "cpu_time_limit",
+]
 
 
 def load_inputs(domain: Path, problem: Path | None, problem_name: str | None) -> Problem:
@@ -54,7 +63,6 @@ def plan_gtpyhop_folder(
     the real GTPyhop all the same (while it plans), its import banner is turned off
     (``GTPYHOP_QUIET``, unless set): plansmith's output stays plansmith's.
     """
-    import contextlib
     import os
     import sys
     import time
@@ -81,7 +89,10 @@ def plan_gtpyhop_folder(
         with contextlib.redirect_stdout(sys.stderr):
             domain, chosen = load_gtpyhop_package(folder, problem_name, stand_in=gtpyhop)
             strategy = planner_strategy()  # the domain's set_recursive_planning(False): greedy
-            return plan_python(domain, chosen, options, clock=time.process_time, strategy=strategy)
+            with cpu_time_limit(options.time_limit):
+                return plan_python(
+                    domain, chosen, options, clock=time.process_time, strategy=strategy
+                )
     finally:
         if quiet:
             os.environ.pop("GTPYHOP_QUIET", None)
@@ -138,3 +149,44 @@ def write_atomically(path: Path, text: str) -> None:
         raise InputError(
             f"cannot write {path}: {error.strerror}", hint="choose a writable --output path"
         ) from None
+
+
+class _OutOfTime(BaseException):
+    """The CPU time limit, raised by ``SIGPROF`` wherever the process is: not an
+    ``Exception``, so that the domain's ``except Exception`` does not swallow it."""
+
+
+#: CPU seconds the backstop gives beyond the limit: the planner's own check, between
+#: decomposition steps, comes first whenever the domain's code returns in time
+_GRACE_S = 0.05
+
+
+@contextlib.contextmanager
+def cpu_time_limit(seconds: float | None) -> Iterator[None]:
+    """Stop the planning of a GTPyhop folder once the process has used ``seconds`` of CPU
+    time (plus a grace), even inside one of the domain's own functions, where the
+    planner does not look at its clock: ``LimitReachedError``, exit 4. The planner checks
+    its clock between decomposition steps; an action that runs long (building millions
+    of items) would overrun the limit without bound. Only in the main thread (signals)."""
+    import signal
+    import threading
+
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def out_of_time(_signum: int, _frame: object) -> None:
+        raise _OutOfTime
+
+    before = signal.signal(signal.SIGPROF, out_of_time)
+    signal.setitimer(signal.ITIMER_PROF, seconds + _GRACE_S)
+    try:
+        yield
+    except _OutOfTime:
+        raise LimitReachedError(
+            f"the time limit ({seconds:g} s of CPU time) was reached inside the domain's own code",
+            hint="raise --time-limit, or look at the action or method that runs so long",
+        ) from None
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, before)
