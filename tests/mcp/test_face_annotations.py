@@ -42,7 +42,8 @@ HINTS = {
 }
 
 
-async def _tools(tmp: Path) -> list[Any]:
+async def _tools(tmp: Path, prompts: list[Any] | None = None) -> list[Any]:
+    """The face's tools, with the research desk served (and its prompts into ``prompts``)."""
     from mcp import Client
 
     from plansmith.domains.research.desk import ResearchService
@@ -55,6 +56,10 @@ async def _tools(tmp: Path) -> list[Any]:
     research = ResearchService(Engine(tmp / "research-home"), {"notes": tmp / "notes"})
     server = build_face_server(service, env={}, research=research)
     async with Client(server) as client:
+        if prompts is not None:
+            prompts.extend((await client.list_prompts()).prompts)
+            asked = await client.get_prompt("ask_research", {"question": "What is A?"})
+            prompts.append(asked.messages[0].content.text)
         return list((await client.list_tools()).tools)
 
 
@@ -87,3 +92,12 @@ async def test_annotations_are_sent_under_their_wire_names(tmp_path: Path) -> No
         "openWorldHint": True,
     }
     assert tools["list_domains"].model_dump(by_alias=True)["annotations"]["readOnlyHint"] is True
+
+
+async def test_the_research_prompt_is_offered_with_the_research_tools(tmp_path: Path) -> None:
+    found: list[Any] = []
+    await _tools(tmp_path, found)
+    *listed, text = found
+    assert {p.name for p in listed} == {"plan_and_run", "review_run", "ask_research"}
+    assert "start_research with the question" in text
+    assert "What is A?" in text

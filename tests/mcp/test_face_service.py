@@ -38,6 +38,8 @@ async def test_every_tool_has_an_output_schema_and_the_prompt_and_resources_exis
         tools = (await client.list_tools()).tools
         templates = (await client.list_resource_templates()).resource_templates
         prompt = await client.get_prompt("plan_and_run", {"request": "index d1"})
+        prompts = {p.name for p in (await client.list_prompts()).prompts}
+        review = await client.get_prompt("review_run", {"run_id": "r-0123456789ab"})
     assert {t.name for t in tools} == {
         "list_domains", "describe_domain", "make_plan", "approve_plan", "start_run",
         "get_run_status", "get_run_report", "cancel_run", "list_runs", "draft_patch",
@@ -49,6 +51,8 @@ async def test_every_tool_has_an_output_schema_and_the_prompt_and_resources_exis
         "plansmith://runs/{run_id}/events",
     }  # fmt: skip
     assert "approve_plan" in prompt.messages[0].content.text
+    assert prompts == {"plan_and_run", "review_run"}  # ask_research: with research served
+    assert "get_run_report with run_id 'r-0123456789ab'" in review.messages[0].content.text
 
 
 async def test_list_and_describe_show_goals_tools_and_servers(

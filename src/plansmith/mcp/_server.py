@@ -33,7 +33,7 @@ from plansmith.mcp._llm import repair_prompt, translation_prompt
 from plansmith.mcp._openai import OpenAIConfig, openai_config
 from plansmith.mcp._owner import Owners, tool_error
 from plansmith.mcp._patch_tools import add_patch_tools
-from plansmith.mcp._prompt import plan_and_run_prompt
+from plansmith.mcp._prompt import ask_research_prompt, plan_and_run_prompt, review_run_prompt
 from plansmith.mcp._research_tools import add_research_tools
 from plansmith.mcp._service import FaceService
 from plansmith.mcp._translate import (
@@ -308,6 +308,9 @@ def build_face_server(
         add_research_tools(server, research, owners, openai=openai)
     add_patch_tools(server, service.patches, openai, owners)  # draft_patch
     server.prompt(name="plan_and_run")(plan_and_run_prompt)
+    server.prompt(name="review_run")(review_run_prompt)
+    if research is not None:
+        server.prompt(name="ask_research")(ask_research_prompt)
     return server
 
 
