@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from plansmith.execution import LearnedCost
 
-__all__ = ["cost_lines", "cost_table"]
+__all__ = ["cost_lines"]
 
 
 def cost_lines(costs: Mapping[str, LearnedCost]) -> list[str]:
@@ -22,8 +22,3 @@ def cost_lines(costs: Mapping[str, LearnedCost]) -> list[str]:
         else:
             lines.append(f"cost {c.action}: {c.cost:g} (declared; {c.why})")
     return lines
-
-
-def cost_table(costs: Mapping[str, LearnedCost]) -> dict[str, float]:
-    """The costs as a run records them: ``{action: cost}``, the learned ones only."""
-    return {name: c.cost for name, c in costs.items() if c.calls}

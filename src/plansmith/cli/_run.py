@@ -154,13 +154,14 @@ def run_command(
     run_id = engine.new_run_id()
     learned: dict[str, float] | None = None
     if costs == "learned":
-        from plansmith.cli._costs import cost_lines, cost_table
+        from plansmith.cli._costs import cost_lines
         from plansmith.engine import load_problem_files
+        from plansmith.execution import learned_cost_table
 
         found = engine.learned_costs(load_problem_files(domain, problem))
         for line in cost_lines(found):
             sys.stderr.write(line + "\n")
-        learned = cost_table(found)
+        learned = learned_cost_table(found)
 
     async def go(sink: Callable[[object], None]) -> object:
         return await engine.run(

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from plansmith.binding import Bindings, load_bindings
+from plansmith.binding import Bindings
 from plansmith.domains._readiness import Readiness, lab_python_missing
 from plansmith.errors import InputError, Location
 from plansmith.model import JSONValue, Plan
@@ -160,46 +160,24 @@ class MadeDomain:
 
 
 def _bio_plan(args: Mapping[str, JSONValue]) -> tuple[Plan, Bindings]:
-    from plansmith.domains.lab.sim import (  # noqa: PLC0415 - the engine's side, on use
-        BIO_BINDINGS,
-        SCENARIOS,
-        checked_scenario,
-        flex_plan,
-        plan_scenario,
-        read_mapping,
-    )
+    from plansmith.domains.lab.sim import bio_opentrons_plan  # noqa: PLC0415 - on use
 
-    gtpyhop_plan, py_domain = plan_scenario(checked_scenario(args, SCENARIOS))
-    plan = flex_plan(gtpyhop_plan, py_domain, read_mapping(BIO_BINDINGS))[0]
-    return plan, load_bindings(BIO_BINDINGS)
+    plan, _, bindings = bio_opentrons_plan(args)
+    return plan, bindings
 
 
 def _omega_plan(args: Mapping[str, JSONValue]) -> tuple[Plan, Bindings]:
-    from plansmith.domains.lab.sim import (  # noqa: PLC0415 - the engine's side, on use
-        OMEGA_BINDINGS,
-        OMEGA_SCENARIOS,
-        checked_scenario,
-        omega_plan,
-        plan_omega,
-        read_omega_mapping,
-    )
+    from plansmith.domains.lab.sim import dna_extraction_plan  # noqa: PLC0415 - on use
 
-    gtpyhop_plan, py_domain, shaker = plan_omega(checked_scenario(args, OMEGA_SCENARIOS))
-    mapping = read_omega_mapping(OMEGA_BINDINGS)
-    plan = omega_plan(gtpyhop_plan, py_domain, mapping, heater_shaker=shaker)[0]
-    return plan, load_bindings(OMEGA_BINDINGS)
+    plan, _, bindings = dna_extraction_plan(args)
+    return plan, bindings
 
 
 def _drug_plan(args: Mapping[str, JSONValue]) -> tuple[Plan, Bindings]:
-    from plansmith.domains.drugtarget.pipeline import (  # noqa: PLC0415 - on use
-        drug_target_bindings,
-        plan_drug_target,
-    )
+    from plansmith.domains.drugtarget.pipeline import drug_target_plan  # noqa: PLC0415
 
-    disease = args.get("disease")
-    scenario = str(args.get("scenario"))
-    plan, domain = plan_drug_target(scenario, str(disease) if disease is not None else None)
-    return plan, drug_target_bindings(domain)
+    plan, _, bindings = drug_target_plan(args)
+    return plan, bindings
 
 
 _LAB_ROLES = ("movement", "liquid", "modules")

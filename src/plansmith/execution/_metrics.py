@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePath
 
+from plansmith.execution._emit import elapsed_ms
 from plansmith.execution._events import (
     AwaitingApproval,
     Event,
@@ -42,6 +43,7 @@ from plansmith.execution._events import (
     StepSucceeded,
 )
 from plansmith.execution._run_log import RunInfo
+from plansmith.execution._stats import nearest_rank
 from plansmith.model import JSONValue
 
 __all__ = [
@@ -235,10 +237,9 @@ class RunMetrics:
 
 
 def _rank(sorted_values: Sequence[float], share: float) -> float | None:
-    """The nearest-rank percentile ``share`` (0-1) of sorted values; None for none."""
-    if not sorted_values:
-        return None
-    return sorted_values[max(0, math.ceil(share * len(sorted_values)) - 1)]
+    """The nearest-rank percentile ``share`` (0-1) of sorted values (as ``stats_of``
+    takes them); None for none."""
+    return nearest_rank(sorted_values, share) if sorted_values else None
 
 
 def run_domain(inputs: Mapping[str, JSONValue]) -> str:
@@ -283,10 +284,8 @@ def parse_window(text: str) -> int:
 
 
 def _seconds(start: str, end: str) -> float | None:
-    a, b = parse_time(start), parse_time(end)
-    if a is None or b is None:
-        return None
-    return round((b - a).total_seconds(), 3)
+    ms = elapsed_ms(start, end)
+    return None if ms is None else round(ms / 1000, 3)
 
 
 def run_facts(info: RunInfo, events: Iterable[Event]) -> RunFacts:

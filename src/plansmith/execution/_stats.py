@@ -27,6 +27,8 @@ __all__ = [
     "declared_costs",
     "with_costs",
     "with_action_costs",
+    "nearest_rank",
+    "learned_cost_table",
     "PRIOR_CALLS",
 ]
 
@@ -66,7 +68,7 @@ class LearnedCost:
     why: str = field(default="", compare=False)
 
 
-def _rank(sorted_values: Sequence[float], share: float) -> float:
+def nearest_rank(sorted_values: Sequence[float], share: float) -> float:
     """The nearest-rank percentile ``share`` (0-1) of sorted values."""
     index = max(0, math.ceil(share * len(sorted_values)) - 1)
     return sorted_values[index]
@@ -102,8 +104,8 @@ def stats_of(runs: Iterable[Sequence[Event]]) -> tuple[ActionStats, ...]:
                 calls=calls[key],
                 succeeded=succeeded[key],
                 failed=tuple(sorted(failed[key].items())),
-                p50_ms=_rank(ds, 0.5) if ds else None,
-                p95_ms=_rank(ds, 0.95) if ds else None,
+                p50_ms=nearest_rank(ds, 0.5) if ds else None,
+                p95_ms=nearest_rank(ds, 0.95) if ds else None,
                 runs=len(in_runs[key]),
             )
         )
@@ -125,7 +127,7 @@ def learned_costs(
     for s in stats:
         by_action[s.action].append(s)
     timed = sorted(s.p50_ms for group in by_action.values() for s in group if s.p50_ms is not None)
-    reference = _rank(timed, 0.5) if timed else None
+    reference = nearest_rank(timed, 0.5) if timed else None
     out: dict[str, LearnedCost] = {}
     for action, cost in sorted(declared.items()):
         group = by_action.get(action, [])
@@ -137,9 +139,11 @@ def learned_costs(
             why = "no calls in the log" if n == 0 else "no successful call timed"
             out[action] = LearnedCost(action, cost, cost, n, runs, 1.0, why)
             continue
-        raw = (_rank(p50s, 0.5) / reference) / (ok / n)
+        raw = (nearest_rank(p50s, 0.5) / reference) / (ok / n)
         factor = (n * raw + prior) / (n + prior)
-        why = f"p50 {_rank(p50s, 0.5):.0f} ms vs {reference:.0f} ms, {ok}/{n} calls succeeded"
+        why = (
+            f"p50 {nearest_rank(p50s, 0.5):.0f} ms vs {reference:.0f} ms, {ok}/{n} calls succeeded"
+        )
         out[action] = LearnedCost(action, cost, round(cost * factor, 6), n, runs, factor, why)
     return out
 
@@ -164,3 +168,9 @@ def with_action_costs(problem: Problem, costs: Mapping[str, float]) -> Problem:
         replace(a, cost=costs[a.name]) if a.name in costs else a for a in problem.domain.actions
     )
     return replace(problem, domain=replace(problem.domain, actions=actions))
+
+
+def learned_cost_table(costs: Mapping[str, LearnedCost]) -> dict[str, float]:
+    """The costs a run records and plans with (``Engine.run``'s ``costs``): the learned
+    ones only, ``{action: cost}`` (an action with no calls keeps its declared cost)."""
+    return {name: c.cost for name, c in costs.items() if c.calls}

@@ -46,7 +46,13 @@ from plansmith.errors import (
     RunNotFoundError,
     ServerStartError,
 )
-from plansmith.execution import ApprovalPolicy, RunInfo, RunView, with_action_costs
+from plansmith.execution import (
+    ApprovalPolicy,
+    RunInfo,
+    RunView,
+    learned_cost_table,
+    with_action_costs,
+)
 from plansmith.formats import render_mermaid
 from plansmith.mcp._describe import describe, describe_made, made_summary, plan_result, summary
 from plansmith.mcp._status import run_status
@@ -387,8 +393,7 @@ class FaceService:
             )
         if costs == "declared":
             return {}
-        learned = self.engine.learned_costs(problem)
-        return {name: c.cost for name, c in learned.items() if c.calls}
+        return learned_cost_table(self.engine.learned_costs(problem))
 
     def _tiers(self, plan: Plan) -> tuple[str, ...]:
         return tuple(

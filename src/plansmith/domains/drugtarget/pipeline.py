@@ -39,6 +39,7 @@ __all__ = [
     "DrugTargetRun",
     "drug_target_folder",
     "make_drug_target_run",
+    "drug_target_plan",
     "drug_target_bindings",
     "plan_drug_target",
     "run_drug_target",
@@ -134,13 +135,11 @@ def servers_config(path: Path = DT_SERVERS) -> ServersConfig:
     return load_servers(path)
 
 
-def make_drug_target_run(args: Mapping[str, JSONValue], context: MakeContext) -> MadeRun:
-    """The run maker (``plansmith.engine.RunMaker``) ``drug-target``: ``scenario`` (one of
-    ``DT_SCENARIOS``, default the first), optionally ``disease`` (another disease, by
-    name) and ``as_published`` (a boolean), over the servers of ``servers.json``; what
-    ``run_drug_target`` runs, made so that a face's run table makes, approves and
-    resumes it. ``context`` is not needed: the servers keep nothing per run."""
-    del context
+def drug_target_plan(args: Mapping[str, JSONValue]) -> tuple[Plan, Domain, Bindings]:
+    """``plan_drug_target`` of JSON arguments: ``scenario`` (one of ``DT_SCENARIOS``,
+    default the first), optionally ``disease`` (another disease, by name) and
+    ``as_published`` (a boolean); with its bindings. A bad argument is an ``InputError``
+    naming it."""
     scenario, disease = args.get("scenario", DT_SCENARIOS[0]), args.get("disease")
     published = args.get("as_published", False)
     if not isinstance(scenario, str):
@@ -157,7 +156,17 @@ def make_drug_target_run(args: Mapping[str, JSONValue], context: MakeContext) ->
             location=Location(argument="as_published"),
         )
     plan, domain = plan_drug_target(scenario, disease, as_published=published)
-    return MadeRun(plan, domain, drug_target_bindings(domain), servers_config())
+    return plan, domain, drug_target_bindings(domain)
+
+
+def make_drug_target_run(args: Mapping[str, JSONValue], context: MakeContext) -> MadeRun:
+    """The run maker (``plansmith.engine.RunMaker``) ``drug-target``: the run of
+    ``drug_target_plan(args)`` over the servers of ``servers.json``; what
+    ``run_drug_target`` runs, made so that a face's run table makes, approves and
+    resumes it. ``context`` is not needed: the servers keep nothing per run."""
+    del context
+    plan, domain, bindings = drug_target_plan(args)
+    return MadeRun(plan, domain, bindings, servers_config())
 
 
 async def run_drug_target(

@@ -33,7 +33,9 @@ from plansmith.domains.lab.sim._labservers import (
     write_servers,
 )
 from plansmith.domains.lab.sim._made import (
+    bio_opentrons_plan,
     checked_scenario,
+    dna_extraction_plan,
     make_bio_opentrons_run,
     make_dna_extraction_run,
 )
@@ -76,6 +78,8 @@ __all__ = [
     # run makers (plansmith.engine.RunMaker): a face's run table makes these runs
     "make_bio_opentrons_run",
     "make_dna_extraction_run",
+    "bio_opentrons_plan",
+    "dna_extraction_plan",
     "checked_scenario",
     "run_pcr",
     "tip_replanner",

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from plansmith.binding import load_bindings
+from plansmith.binding import Bindings, load_bindings
 from plansmith.domains.lab.sim._bio import (
     BIO_BINDINGS,
     SCENARIOS,
@@ -37,10 +37,16 @@ from plansmith.domains.lab.sim._omega import (
 from plansmith.domains.lab.sim._tips import tip_replanner
 from plansmith.engine import MadeRun, MakeContext
 from plansmith.errors import InputError, Location
-from plansmith.model import JSONValue
+from plansmith.model import Domain, JSONValue, Plan
 from plansmith.servers import load_servers
 
-__all__ = ["make_bio_opentrons_run", "make_dna_extraction_run", "checked_scenario"]
+__all__ = [
+    "make_bio_opentrons_run",
+    "make_dna_extraction_run",
+    "bio_opentrons_plan",
+    "dna_extraction_plan",
+    "checked_scenario",
+]
 
 
 def checked_scenario(args: Mapping[str, JSONValue], known: tuple[str, ...]) -> str:
@@ -72,15 +78,20 @@ def _servers(context: MakeContext) -> Path:
     return write_servers(context.run_dir / "servers.json", context.run_dir / "robot")
 
 
-def make_bio_opentrons_run(args: Mapping[str, JSONValue], context: MakeContext) -> MadeRun:
-    """A ``bio_opentrons`` scenario on a Flex (see the module docstring)."""
+def bio_opentrons_plan(args: Mapping[str, JSONValue]) -> tuple[Plan, Domain, Bindings]:
+    """The Flex plan of a ``bio_opentrons`` scenario, its action domain and bindings
+    (one tip rack with ``tip_racks`` 1): what its run runs, and what a face shows."""
     scenario = checked_scenario(args, SCENARIOS)
     racks = _tip_racks(args)
     gtpyhop_plan, py_domain = plan_scenario(scenario)
     plan, domain = flex_plan(gtpyhop_plan, py_domain, read_mapping(BIO_BINDINGS))
     bindings = load_bindings(BIO_BINDINGS)
-    if racks == 1:
-        bindings = one_rack(bindings)
+    return plan, domain, one_rack(bindings) if racks == 1 else bindings
+
+
+def make_bio_opentrons_run(args: Mapping[str, JSONValue], context: MakeContext) -> MadeRun:
+    """A ``bio_opentrons`` scenario on a Flex (see the module docstring)."""
+    plan, domain, bindings = bio_opentrons_plan(args)
     return MadeRun(
         plan,
         domain,
@@ -98,10 +109,17 @@ def make_bio_opentrons_run(args: Mapping[str, JSONValue], context: MakeContext) 
     )
 
 
-def make_dna_extraction_run(args: Mapping[str, JSONValue], context: MakeContext) -> MadeRun:
-    """An Omega HDQ DNA extraction scenario on a Flex (see the module docstring)."""
+def dna_extraction_plan(args: Mapping[str, JSONValue]) -> tuple[Plan, Domain, Bindings]:
+    """The Flex plan of an Omega HDQ DNA extraction scenario (96-channel pipette), its
+    action domain and bindings: what its run runs, and what a face shows."""
     scenario = checked_scenario(args, OMEGA_SCENARIOS)
     gtpyhop_plan, py_domain, heater_shaker = plan_omega(scenario)
     mapping = read_omega_mapping(OMEGA_BINDINGS)
     plan, domain = omega_plan(gtpyhop_plan, py_domain, mapping, heater_shaker=heater_shaker)
-    return MadeRun(plan, domain, load_bindings(OMEGA_BINDINGS), load_servers(_servers(context)))
+    return plan, domain, load_bindings(OMEGA_BINDINGS)
+
+
+def make_dna_extraction_run(args: Mapping[str, JSONValue], context: MakeContext) -> MadeRun:
+    """An Omega HDQ DNA extraction scenario on a Flex (see the module docstring)."""
+    plan, domain, bindings = dna_extraction_plan(args)
+    return MadeRun(plan, domain, bindings, load_servers(_servers(context)))
