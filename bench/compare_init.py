@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from plansmith.binding import Binding, parse_bindings
+from plansmith.cli._draft import json_type  # init's own rule: the draft is judged by it
 from plansmith.formats import parse_domain
 from plansmith.model import Domain, Literal
 
@@ -332,20 +333,6 @@ def _required(schema: Schema | None) -> set[str]:
     return {r for r in req if isinstance(r, str)} & set(_props(schema)) if req else set()
 
 
-def declared_type(schema: Any) -> str | None:
-    """The JSON type a property declares (``array of string``), None if none or several
-    (init's rule: such a property is never linked)."""
-    if not isinstance(schema, dict):
-        return None
-    kind = schema.get("type")
-    if not isinstance(kind, str):
-        return None
-    if kind == "array":
-        inner = declared_type(schema.get("items"))
-        return None if inner is None else f"array of {inner}"
-    return kind
-
-
 def described_type(schema: Any) -> str:
     """A property's type in words, for a reason (``$ref`` and unions included)."""
     if not isinstance(schema, dict):
@@ -534,7 +521,7 @@ class _Compare:
             for key, tool in self.live.items()
             if prop in _required(tool.output_schema)
             and kind is not None
-            and declared_type(_props(tool.output_schema)[prop]) == kind
+            and json_type(_props(tool.output_schema)[prop]) == kind
         ]
 
     def _ref_reason(self, maker: str, eater: str, key: str, out: str) -> str:
@@ -555,8 +542,8 @@ class _Compare:
             return f"{key}: optional input of {ck[1]} (init links required inputs)"
         if prop not in _required(p.output_schema):
             return f"{key}: optional output of {pk[1]}"
-        pt = declared_type(_props(p.output_schema)[prop])
-        ct = declared_type(_props(c.input_schema)[key])
+        pt = json_type(_props(p.output_schema)[prop])
+        ct = json_type(_props(c.input_schema)[key])
         if pt is None or ct is None:
             shown = described_type(_props(p.output_schema)[prop])
             return f"{key}: type not declared ({shown}; init links declared JSON types)"
@@ -691,8 +678,8 @@ class _Compare:
             if prop not in _required(p.output_schema) or key not in _required(c.input_schema):
                 errors.append(f"{pk[1]}.{prop} -> {ck[1]}.{key}: not required on both sides")
                 continue
-            pt = declared_type(_props(p.output_schema)[prop])
-            ct = declared_type(_props(c.input_schema)[key])
+            pt = json_type(_props(p.output_schema)[prop])
+            ct = json_type(_props(c.input_schema)[key])
             if pt is None or pt != ct:
                 errors.append(f"{pk[1]}.{prop} -> {ck[1]}.{key}: types {pt} / {ct}")
         return errors
