@@ -325,11 +325,18 @@ print("plan" if plan is not False else "no plan")
 
 C_HASH_SEED = ""  # --c-hash-seed: set for both processes (then plansmith does not re-execute)
 SERVER_ENV: dict[str, str] = {}  # --c-server: the variables that name the bench's plan server
+AUTO_ENV: dict[str, str] = {}  # --c-auto: the private run folder of the servers plans start
+AUTO_TOTALS = {"auto": 0.0, "gtpyhop": 0.0}  # --c-auto: every run's CPU, where both planned
+AUTO_COLD: list[float] = []  # --c-auto: the first run's CPU (it started the server)
+AUTO_STARTS: list[int] = []  # --c-auto: how many servers the runs started
 
 
-def child_cpu(command: list[str], timeout: float, *, server: bool = False) -> tuple[float, str]:
+def child_cpu(
+    command: list[str], timeout: float, *, server: bool = False, auto: bool = False
+) -> tuple[float, str]:
     """CPU seconds (user + system) of ``command`` and its children, and its outcome;
-    ``server``: ``plansmith plan`` through the bench's plan server."""
+    ``server``: ``plansmith plan`` through the bench's plan server; ``auto``: with the
+    default settings (a plan server it starts, or the one an earlier run started)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}  # as a user runs it
     if C_HASH_SEED:
@@ -339,6 +346,9 @@ def child_cpu(command: list[str], timeout: float, *, server: bool = False) -> tu
     if server:
         env.pop("PLANSMITH_PLAN_SERVER")
         env.update(SERVER_ENV)
+    if auto:
+        env.pop("PLANSMITH_PLAN_SERVER")
+        env.update(AUTO_ENV)
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout, env=env, check=False
@@ -420,12 +430,65 @@ class PlanServer:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+class AutoServers:
+    """``--c-auto``: ``plansmith plan`` as a user runs it, with the default settings: the
+    first run starts a plan server (``_plan_client.start_and_hand_over``), the later
+    ones hand over to it. All the CPU is counted: the client process's and the
+    server's own and its children's between a ``status`` before and after the run (0
+    before, when none listens: the run that starts one pays for its start and its
+    warm-up). The first run of all is kept apart too (``cold``)."""
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="psa-", dir="/tmp"))  # a short socket path
+        (self.root / "run").mkdir(mode=0o700)
+        AUTO_ENV.update(XDG_RUNTIME_DIR=str(self.root / "run"))
+        self.cold: float | None = None
+        self.total = 0.0
+
+    def cpu(self) -> float:
+        from plansmith.cli._plan_server import status_figures
+
+        saved = os.environ.get("XDG_RUNTIME_DIR")
+        os.environ["XDG_RUNTIME_DIR"] = AUTO_ENV["XDG_RUNTIME_DIR"]
+        try:
+            figures = status_figures()
+        finally:
+            if saved is None:
+                os.environ.pop("XDG_RUNTIME_DIR", None)
+            else:
+                os.environ["XDG_RUNTIME_DIR"] = saved
+        if figures is None:
+            return 0.0
+        return float(figures["cpu_s"]) + float(figures["children_cpu_s"])
+
+    def run(self, command: list[str], timeout: float) -> tuple[float, str]:
+        before = self.cpu()
+        spent, outcome = child_cpu(command, timeout, auto=True)
+        after = self.cpu()
+        whole = spent + max(0.0, after - before)  # a server that ended meanwhile: its client's
+        if self.cold is None:
+            self.cold = whole
+        self.total += whole
+        return whole, outcome
+
+    def stop(self) -> None:
+        env = {**os.environ, **AUTO_ENV}
+        stop = [str(PLANSMITH), "plan-server", "stop"]
+        subprocess.run(stop, env=env, capture_output=True, check=False)
+        log = self.root / "run" / "plansmith" / "plan-server.log"
+        text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        AUTO_STARTS.append(text.count(" listening on "))  # servers started by the runs
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
 def run_c(
     rows: list[dict[str, Any]],
     every: int,
     runs: int,
     limit: float,
     server: PlanServer | None = None,
+    *,
+    auto: AutoServers | None = None,
 ) -> None:
     chosen = rows[::every]
     for i, row in enumerate(chosen):
@@ -439,24 +502,39 @@ def run_c(
             "--time-limit",
             str(limit),
         ]
-        best: dict[str, float] = {"gtpyhop": math.inf, "plansmith": math.inf, "server": math.inf}
+        best: dict[str, float] = {
+            "gtpyhop": math.inf, "plansmith": math.inf, "server": math.inf, "auto": math.inf
+        }  # fmt: skip
         outcome: dict[str, str] = {}
         parts: dict[str, float] = {}
         for _ in range(runs):
+            last_gtpyhop = math.nan
             for key, cmd in (("gtpyhop", peer), ("plansmith", ours)):
                 spent, out = child_cpu(cmd, limit * 3 + 10)
                 outcome[key] = out
                 if out == "plan":
                     best[key] = min(best[key], spent)
+                if key == "gtpyhop":
+                    last_gtpyhop = spent
             if server is not None:
                 spent, out, split = server.run(ours, limit * 3 + 10)
                 outcome["server"] = out
                 if out == "plan" and spent < best["server"]:
                     best["server"], parts = spent, split
+            if auto is not None:
+                spent, out = auto.run(ours, limit * 3 + 10)
+                outcome["auto"] = out
+                if out == "plan":
+                    best["auto"] = min(best["auto"], spent)
+                if out == "plan" and outcome.get("gtpyhop") == "plan":  # both: in the totals
+                    AUTO_TOTALS["auto"] += spent
+                    AUTO_TOTALS["gtpyhop"] += last_gtpyhop
         row["C"] = {"gtpyhop": best["gtpyhop"], "plansmith": best["plansmith"], "outcome": outcome}
         if server is not None:
             row["C"]["server"] = best["server"]
             row["C"]["server_parts"] = parts
+        if auto is not None:
+            row["C"]["auto"] = best["auto"]
         if (i + 1) % 10 == 0:
             print(f"  C: {i + 1}/{len(chosen)}", file=sys.stderr, flush=True)
 
@@ -499,6 +577,13 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     c_rows = [r for r in rows if "C" in r]
     if c_rows and "server" in c_rows[0]["C"]:
         out["C_server"] = c_figures(c_rows, "server")
+    if c_rows and "auto" in c_rows[0]["C"]:
+        out["C_auto"] = c_figures(c_rows, "auto")
+        out["C_auto"]["total_ratio"] = (
+            AUTO_TOTALS["auto"] / AUTO_TOTALS["gtpyhop"] if AUTO_TOTALS["gtpyhop"] else math.nan
+        )
+        out["C_auto"]["cold_first_call_s"] = AUTO_COLD[0] if AUTO_COLD else math.nan
+        out["C_auto"]["servers_started"] = AUTO_STARTS[0] if AUTO_STARTS else 0
     if c_rows:
         c_ratios: list[float] = []
         c_slower, over50_slower, over50_n = 0, 0, 0
@@ -558,9 +643,10 @@ def print_report(
 ) -> None:
     print(
         "| case | GTPyhop ms | S ms | S ratio | D ms | D ratio "
-        "| C GTPyhop s | C plansmith s | C ratio | C server s | C server ratio |"
+        "| C GTPyhop s | C plansmith s | C ratio | C server s | C server ratio "
+        "| C default s | C default ratio |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
     def cell(r: dict[str, Any], key: str) -> tuple[str, str]:
         g, m = r["gtpyhop"], r[key]
@@ -578,12 +664,14 @@ def print_report(
         d_ms, d_ratio = cell(r, "D")
         c = r.get("C")
         if c is None:
-            c_cells = "| | | | |"
+            c_cells = "| | | | | | |"
         else:
             gc, pc, sc = c["gtpyhop"], c["plansmith"], c.get("server", math.nan)
+            ac = c.get("auto", math.nan)
             ratio = f"{pc / gc:.2f}" if math.isfinite(gc) and math.isfinite(pc) else "-"
             s_ratio = f"{sc / gc:.2f}" if math.isfinite(gc) and math.isfinite(sc) else "-"
-            c_cells = f"{gc:.3f} | {pc:.3f} | {ratio} | {sc:.3f} | {s_ratio}"
+            a_ratio = f"{ac / gc:.2f}" if math.isfinite(gc) and math.isfinite(ac) else "-"
+            c_cells = f"{gc:.3f} | {pc:.3f} | {ratio} | {sc:.3f} | {s_ratio} | {ac:.3f} | {a_ratio}"
         print(f"| {r['case']} | {g_ms} | {s_ms} | {s_ratio} | {d_ms} | {d_ratio} | {c_cells} |")
     print()
     for key in ("S", "D"):
@@ -606,6 +694,17 @@ def print_report(
             f"{f['slower']}; where "
             f"GTPyhop's find_plan needs over 50 ms: {f['over_50ms']} cases, slower in "
             f"{f['over_50ms_slower']}"
+        )
+    if "C_auto" in figures:
+        f = figures["C_auto"]
+        print(
+            f"C with the default settings (plansmith plan starts a plan server, then hands"
+            f" over to it; client + server + its children): geo-mean {f['geo_mean']:.3f} over"
+            f" {f['cases']} of {f['sampled']} sampled cases; plansmith slower in {f['slower']};"
+            f" where GTPyhop's find_plan needs over 50 ms: {f['over_50ms']} cases, slower in"
+            f" {f['over_50ms_slower']}; every run's CPU summed (cold start included):"
+            f" {f['total_ratio']:.3f}; the first run (it started the server):"
+            f" {f['cold_first_call_s'] * 1000:.0f} ms; servers started: {f['servers_started']}"
         )
     if "C_server" in figures:
         f = figures["C_server"]
@@ -644,6 +743,11 @@ def main() -> None:
     parser.add_argument(
         "--c-server", action="store_true", help="C also through a plan server (with --c)"
     )
+    parser.add_argument(
+        "--c-auto",
+        action="store_true",
+        help="C also with the default settings: a plan server plansmith plan starts (with --c)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     from plansmith.compat._gtpyhop_objects import RUNTIME
@@ -655,12 +759,17 @@ def main() -> None:
     rows = run_cases(args)
     if args.c:
         server = PlanServer() if args.c_server else None
+        auto = AutoServers() if args.c_auto else None
         try:
-            run_c(rows, args.c_every, args.c_runs, args.time_limit, server)
+            run_c(rows, args.c_every, args.c_runs, args.time_limit, server, auto=auto)
         finally:
             if server is not None:
                 server.stop()
                 print(f"  plan server restarts: {server.restarts}", file=sys.stderr)
+            if auto is not None:
+                if auto.cold is not None:
+                    AUTO_COLD.append(auto.cold)
+                auto.stop()
     figures = summary(rows)
     print_report(rows, figures, args)
     if args.json:

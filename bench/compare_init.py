@@ -496,6 +496,8 @@ class _Compare:
         for action in self.domain.actions:
             b = self.bindings[action.name]
             why = self.setup.not_served.get(b.server, "")
+            if action.ask is not None:  # an ask action: a person answers it, no tool
+                why = "an ask action: a person answers it"
             drafted = [d for k in self._live_keys(action.name) for d in self.draft_of.get(k, [])]
             tiers = sorted({self.draft_tier[d] for d in drafted})
             rows.append(

@@ -1,7 +1,14 @@
 """Root of the test tree. Being here makes pytest (import mode "prepend") put ``tests/``
 on ``sys.path``, so test modules anywhere below can ``import _shared_servers``."""
 
+import os
+
 import pytest
+
+# `plansmith plan` of a GTPyhop folder starts a plan server when none listens (a
+# daemon kept for later plans): the tests' own processes plan in themselves, and the
+# plan server's tests (tests/cli/test_plan_server.py) start theirs in private folders.
+os.environ.setdefault("PLANSMITH_PLAN_SERVER", "0")
 
 #: Test modules that run a whole face or demo end to end (browsers, whole simulator runs,
 #: kill-and-take-over, the built wheel, the chaos suite): `make test` runs them, `make test-fast`
@@ -12,6 +19,7 @@ E2E_MODULES = frozenset(
         "test_web_browser_pages.py",
         "test_web_browser_render.py",
         "test_web_browser_inputs.py",
+        "test_web_browser_follow_up.py",
         "test_takeover_faces.py",
         "test_lab_bio_opentrons.py",
         "test_lab_roles.py",

@@ -8,6 +8,7 @@ exit code (:attr:`PlansmithError.exit_code`), so no caller inspects messages::
     PlansmithError                      exit 1  (base; never raised bare)
     ├── InputError                      exit 2  a file, argument or request is malformed
     │   ├── ParseError                          syntax: YAML, JSON, PDDL, plan JSON
+    │   ├── AnswerError                         an ask step's schema refuses the answer
     │   ├── DomainError                         a domain is inconsistent (unknown type, arity, ...)
     │   ├── ProblemError                        a problem does not fit its domain
     │   ├── UnsupportedFeatureError             a PDDL feature plansmith refuses to plan with
@@ -42,6 +43,7 @@ __all__ = [
     "PlansmithError",
     "InputError",
     "ParseError",
+    "AnswerError",
     "DomainError",
     "ProblemError",
     "UnsupportedFeatureError",
@@ -155,6 +157,10 @@ class InputError(PlansmithError):
 
 class ParseError(InputError):
     """The text is not valid syntax (YAML, JSON, PDDL)."""
+
+
+class AnswerError(InputError):
+    """An answer to an ask step that its schema refuses (the run keeps waiting)."""
 
 
 class DomainError(InputError):

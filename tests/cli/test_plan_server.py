@@ -8,6 +8,7 @@ of the client's stderr), never on time, and stops its server.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pty
@@ -17,6 +18,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -476,3 +478,64 @@ def test_status_and_a_hand_over_from_this_process(
     monkeypatch.setenv(DISABLE_VARIABLE, "0")
     assert hand_over(["plansmith", "plan", *words]) is None  # not even asked
     assert run_command(["start", "--idle", "0"]) == 2
+
+
+# --- started by `plansmith plan` itself -------------------------------------------------
+
+
+def _pid(server: Server) -> int | None:
+    """The listening server's pid, or None when none listens."""
+    for line in server.command("status").stdout.splitlines():
+        if line.startswith("pid: "):
+            return int(line.removeprefix("pid: "))
+    return None
+
+
+def test_plan_starts_a_server_when_none_listens_and_hands_later_plans_over(
+    server_env: Server,
+) -> None:
+    words = [str(COLT), "--problem", "scenario_1_rob_loot_at_position"]
+    expected = server_env.plan(*words, local=True)
+    assert expected.returncode == 0
+    assert _pid(server_env) is None  # planned here: nothing started
+    first = server_env.plan(*words)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == expected.stdout  # the same plan, byte for byte
+    assert server_env.served() == 1  # started for it, and it planned it
+    pid = _pid(server_env)
+    assert pid is not None
+    status = server_env.command("status").stdout
+    assert "idle_timeout_s: 600\n" in status
+    second = server_env.plan(*words)
+    assert second.stdout == expected.stdout
+    assert server_env.served() == 2
+    assert _pid(server_env) == pid  # the same server: started once
+    assert "plans: 2\n" in server_env.command("status").stdout
+
+
+@pytest.mark.parametrize("setting", ["manual", "0"])
+def test_manual_or_off_never_start_a_server(server_env: Server, setting: str) -> None:
+    server_env.env[DISABLE_VARIABLE] = setting
+    done = server_env.plan(str(COLT), "--problem", "scenario_1_rob_loot_at_position")
+    assert done.returncode == 0, done.stderr
+    assert server_env.served() == 0
+    assert _pid(server_env) is None
+
+
+def test_a_server_a_plan_started_exits_once_idle_for_its_time(server_env: Server) -> None:
+    server_env.env["PLANSMITH_PLAN_SERVER_IDLE"] = "0.5"
+    done = server_env.plan(str(COLT), "--problem", "scenario_1_rob_loot_at_position")
+    assert done.returncode == 0, done.stderr
+    assert server_env.served() == 1
+    # the server holds its lock while it lives: taking it waits for its exit
+    lock = os.open(server_env.run_dir / "plan-server.lock", os.O_RDWR)
+    taken = threading.Thread(target=fcntl.flock, args=(lock, fcntl.LOCK_EX), daemon=True)
+    try:
+        taken.start()
+        taken.join(TIMEOUT)  # a guard against a hang, not a pace
+        assert not taken.is_alive(), "the server did not exit"
+    finally:
+        os.close(lock)
+    log = (server_env.run_dir / "plan-server.log").read_text()
+    assert "idle for 0.5 s: exiting" in log
+    assert _pid(server_env) is None

@@ -107,7 +107,7 @@ def test_metrics_as_json_equal_the_hand_counts(folder: Path) -> None:
     assert total["completion_rate"] == pytest.approx(1 / 3)
     assert (total["steps"], total["retries"], total["replans"]) == (3, 1, 0)  # 2 + 1 + 0
     assert total["interventions"] == {
-        "total": 2, "approvals_by_person": 1, "cancels": 1, "run_retries": 0
+        "total": 2, "approvals_by_person": 1, "answers": 0, "cancels": 1, "run_retries": 0
     }  # fmt: skip
     assert total["approvals_by_policy"] == 1
     assert (total["time_to_approval_s"]["count"], total["time_to_approval_s"]["p50"]) == (1, 45)

@@ -7,6 +7,8 @@ run    created              domain (from)                    what happens
 =====  ===================  ===============================  ============================
 r1     01-01 10:00          docs (asked.domain)              awaits 30 s, a person
                                                              approves; s1 counter/echo ok;
+                                                             ask step a1 waits 45 s for a
+                                                             person's answer (no tool);
                                                              s2 counter/sleep times out,
                                                              retried, ok -> succeeded
 r2     01-01 11:00          docs (asked.domain)              awaits 90 s, a person
@@ -32,6 +34,8 @@ from datetime import UTC, datetime
 import pytest
 
 from plansmith.execution import (
+    AnswerRecorded,
+    AwaitingAnswer,
     AwaitingApproval,
     Event,
     PlanApproved,
@@ -85,6 +89,11 @@ def known_log() -> Log:
     r1.step(StepStarted, "s1", "counter", "echo")
     r1.step(StepProgress, "s1", "counter", "echo", progress=0.5)
     r1.step(StepSucceeded, "s1", "counter", "echo", duration_ms=3.0)
+    r1.add(AwaitingAnswer, step="a1", action="review", question="ok?", answer={"type": "boolean"})
+    r1.at = "2026-01-01T10:01:20.000Z"  # 45 s later
+    r1.add(AnswerRecorded, step="a1", answer=True, by="cli:alice")
+    r1.step(StepStarted, "a1", "plansmith", "ask")
+    r1.step(StepSucceeded, "a1", "plansmith", "ask")
     r1.step(StepStarted, "s2", "counter", "sleep")
     r1.step(StepRetrying, "s2", "counter", "sleep", error_class="timeout")
     r1.step(StepSucceeded, "s2", "counter", "sleep", attempt=2, duration_ms=20.0)
@@ -125,8 +134,9 @@ def known_log() -> Log:
 
 def test_each_run_is_read_as_counted_by_hand() -> None:
     r1, r2, r3, r4, r5 = (run_facts(info, events) for info, events in known_log())
-    assert (r1.domain, r1.outcome, r1.steps, r1.retries) == ("docs", "succeeded", 2, 1)
-    assert (r1.approvals_by_person, r1.approval_waits_s, r1.interventions) == (1, (30.0,), 1)
+    assert (r1.domain, r1.outcome, r1.steps, r1.retries) == ("docs", "succeeded", 3, 1)
+    assert (r1.approvals_by_person, r1.approval_waits_s, r1.interventions) == (1, (30.0,), 2)
+    assert (r1.answers, r1.answer_waits_s) == (1, (45.0,))  # the ask is no tool call:
     assert r1.tools == (
         ToolFigures("counter", "echo", calls=1, succeeded=1, runs=1),
         ToolFigures("counter", "sleep", calls=2, succeeded=1, failed=(("timeout", 1),), runs=1),
@@ -147,11 +157,11 @@ def test_totals_per_domain_and_per_tool_equal_the_hand_counts() -> None:
     assert total.runs == 5
     assert (total.succeeded, total.failed, total.cancelled, total.unfinished) == (2, 1, 1, 1)
     assert total.completion_rate == pytest.approx(2 / 4)  # r1, r3 of the 4 finished
-    assert (total.steps, total.steps_per_run) == (7, pytest.approx(7 / 5))  # 2+3+2+0+0
+    assert (total.steps, total.steps_per_run) == (8, pytest.approx(8 / 5))  # 3+3+2+0+0
     assert (total.retries, total.replans) == (1, 1)
     # people: r1's and r2's approvals, r4's cancel, r3's retry
     assert (total.approvals_by_person, total.cancels, total.run_retries) == (2, 1, 1)
-    assert (total.interventions, total.approvals_by_policy) == (4, 1)
+    assert (total.interventions, total.approvals_by_policy) == (5, 1)
     assert total.approval_waits_s == (30.0, 90.0)
     assert (total.approval_p50_s, total.approval_p95_s, total.approval_mean_s) == (30, 90, 60)
 
@@ -168,7 +178,7 @@ def test_totals_per_domain_and_per_tool_equal_the_hand_counts() -> None:
     assert [d for d, _ in metrics.by_domain] == ["docs", "drug-target", "lab", "unknown"]
     docs = metrics.domain("docs")
     assert (docs.runs, docs.succeeded, docs.failed, docs.completion_rate) == (2, 1, 1, 0.5)
-    assert (docs.steps, docs.retries, docs.replans, docs.interventions) == (5, 1, 1, 2)
+    assert (docs.steps, docs.retries, docs.replans, docs.interventions) == (6, 1, 1, 3)
     assert [t.tool for t in docs.tools] == ["echo", "fail", "sleep"]
     assert metrics.domain("lab").completion_rate == 0.0  # one run, cancelled
     assert metrics.domain("unknown").completion_rate is None  # none finished
@@ -215,8 +225,9 @@ def test_the_json_form_holds_every_figure() -> None:
     assert isinstance(total, dict)
     assert total["outcomes"] == {"succeeded": 2, "failed": 1, "cancelled": 1, "unfinished": 1}
     assert total["interventions"] == {
-        "total": 4, "approvals_by_person": 2, "cancels": 1, "run_retries": 1
+        "total": 5, "approvals_by_person": 2, "answers": 1, "cancels": 1, "run_retries": 1
     }  # fmt: skip
+    assert total["time_to_answer_s"] == {"count": 1, "p50": 45.0, "p95": 45.0, "sum": 45.0}
     assert total["time_to_approval_s"] == {
         "count": 2, "p50": 30.0, "p95": 90.0, "mean": 60.0, "sum": 120.0
     }  # fmt: skip

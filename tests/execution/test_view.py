@@ -265,8 +265,9 @@ def test_the_json_has_one_stable_shape() -> None:
     data = json.loads(json.dumps(_view(_started_run("s1")).to_dict()))
     assert list(data) == [
         "run_id", "state", "created", "inputs", "plan_hash", "awaiting_tiers", "awaiting",
-        "approved", "approved_by", "approver", "started", "ended", "parts", "reason",
-        "replan_problems", "cancelled", "steps", "counts", "replans", "last_seq", "log_errors",
+        "awaiting_answer", "approved", "approved_by", "approver", "started", "ended", "parts",
+        "reason", "replan_problems", "cancelled", "steps", "counts", "replans", "last_seq",
+        "log_errors",
     ]  # fmt: skip
     assert list(data["steps"][0]) == [
         "id", "action", "args", "tier", "server", "tool", "arguments", "after", "state",

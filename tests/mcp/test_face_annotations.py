@@ -33,6 +33,10 @@ HINTS = {
     # goes on with the plan's run (again: the same run), whose steps may write/execute
     "start_run": (False, True, True, True),
     "cancel_run": (False, True, True, False),
+    # waits for a run; records the answer the host's user gives and the run goes on
+    "await_run": (False, True, False, True),
+    # records an answer (a second one is refused) and the run goes on
+    "answer_question": (False, True, False, True),
     "open_session": (False, False, False, False),  # a new session each call
     # a new research run each call; with a model endpoint configured, it asks the model
     "start_research": (False, False, False, True),

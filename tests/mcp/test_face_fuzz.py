@@ -29,6 +29,8 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "list_runs": (),
     "draft_patch": ("run_id", "note", "branch", "drafter"),
     "open_session": (),
+    "await_run": ("run_id", "wait_seconds"),
+    "answer_question": ("run_id", "step", "answer"),
 }
 
 json_values = st.recursive(

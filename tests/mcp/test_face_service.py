@@ -43,7 +43,7 @@ async def test_every_tool_has_an_output_schema_and_the_prompt_and_resources_exis
     assert {t.name for t in tools} == {
         "list_domains", "describe_domain", "make_plan", "approve_plan", "start_run",
         "get_run_status", "get_run_report", "cancel_run", "list_runs", "draft_patch",
-        "open_session",
+        "open_session", "await_run", "answer_question",
     }  # fmt: skip
     assert all(t.output_schema is not None for t in tools)
     assert {t.uri_template for t in templates} == {
@@ -107,7 +107,7 @@ async def test_structured_goal_plans_approves_runs_and_reports(
     assert status == {
         "run_id": run["run_id"], "plan_hash": plan["plan_hash"], "state": "succeeded",
         "done": 4, "total": 4, "percent": 100.0, "in_flight": [], "failures": [],
-        "replans": 0, "error": None,
+        "replans": 0, "error": None, "questions": [], "hint": None,
     }  # fmt: skip
     data = report["report"]
     assert data["plan"] == {

@@ -160,7 +160,7 @@ def test_the_api_gives_the_same_figures_as_json_per_domain_and_per_window(
         assert (total["steps"], total["steps_per_run"]) == (6, 1.5)
         assert (total["retries"], total["replans"]) == (1, 1)
         assert total["interventions"] == {
-            "total": 3, "approvals_by_person": 2, "cancels": 1, "run_retries": 0
+            "total": 3, "approvals_by_person": 2, "answers": 0, "cancels": 1, "run_retries": 0
         }  # fmt: skip
         assert total["time_to_approval_s"] == {
             "count": 2, "p50": 20.0, "p95": 120.0, "mean": 70.0, "sum": 140.0

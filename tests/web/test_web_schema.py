@@ -46,4 +46,4 @@ def test_no_operation_answers_with_a_server_error(tmp_path: Path) -> None:
 
         check()
     anyio.run(app.state.controller.aclose)
-    assert len(tried) == 15
+    assert len(tried) == 16  # every operation, the answers to ask steps included

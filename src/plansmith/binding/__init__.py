@@ -1,5 +1,12 @@
 """Binding (pure): which live tool runs each plan step, with which arguments and policy."""
 
+from plansmith.binding._ask import (
+    ASK_SERVER,
+    ASK_TOOL,
+    answer_schema_from_json,
+    ask_binding,
+    is_ask_step,
+)
 from plansmith.binding._bind import PLACEHOLDER, StepKey, bind, merge_across_steps, step_key
 from plansmith.binding._context import (
     ContextProducerMissingError,
@@ -43,6 +50,11 @@ from plansmith.binding._render import as_text, render
 from plansmith.binding._types import TypeCheck, type_checks, type_mismatch
 
 __all__ = [
+    "ASK_SERVER",
+    "ASK_TOOL",
+    "answer_schema_from_json",
+    "ask_binding",
+    "is_ask_step",
     # model
     "StepPolicy",
     "Binding",

@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
+from plansmith.binding._ask import is_ask_step, with_ask_bindings
 from plansmith.binding._context import (
     ContextProducers,
     bind_context,
@@ -83,10 +84,10 @@ def bind(
     contexts = ContextProducers(
         bindings, (available or {}).items(), ((step_key(s), s.id) for s in plan.steps)
     )
-    problems: list[PlansmithError] = []
     bound: list[BoundStep] = []
     references: dict[tuple[str, str], Location] = {}  # (step, producer) -> where named
     known_types: dict[int, tuple[Binding, dict[str, JSONValue], tuple[TypeCheck, ...]]] = {}
+    bindings, problems = with_ask_bindings(bindings, domain)
     for step in plan.steps:
         binding = bindings.get(step.action)
         if binding is None:  # one problem a step: listed once, with its steps (below)
@@ -239,7 +240,9 @@ def _bind_step(
     names = tuple(p.name for p in schema.parameters) if schema else ()
     params: dict[str, StepArg] = dict(zip(names, step.args, strict=False))
     start = len(problems)
-    if binding.server in unavailable:
+    if is_ask_step(binding.server, binding.tool):
+        pass  # a person answers it: no tool to check
+    elif binding.server in unavailable:
         pass  # it did not start: said once, by whoever started the servers
     elif not catalog.has_server(binding.server):
         problems.append(

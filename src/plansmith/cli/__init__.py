@@ -44,6 +44,7 @@ COMMAND_MODULES = {
     "show": "_show",
     "retry": "_retry",
     "approve": "_retry",
+    "answer": "_retry",
     "mcp": "_mcp",
     "serve": "_serve",
     "research": "_research",
@@ -91,6 +92,14 @@ def main() -> None:
         # A GTPyhop folder plans under PYTHONHASHSEED=0: if this process has another
         # seed, it is replaced now, before it imports more than it needs to decide.
         if must_fix_seed() and may_name_a_folder(sys.argv[2:]):
+            from plansmith.cli._plan_client import auto_start_wanted, start_and_hand_over
+
+            # Rather than start Python again for this plan alone, start a plan server
+            # (kept for later plans, see _plan_client) and hand the plan over to it.
+            if auto_start_wanted():
+                code = start_and_hand_over(sys.argv)
+                if code is not None:
+                    raise SystemExit(code)
             raise SystemExit(rerun_with_fixed_seed(sys.argv[2:], replace_process=True))
         from plansmith.cli._plan_command import run_plan
 

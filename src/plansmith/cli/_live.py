@@ -79,6 +79,15 @@ class LiveView:
         if self.started:
             self.progress.stop()
 
+    def pause(self) -> None:
+        """Stop drawing the progress while a person answers a question."""
+        self.stop()
+
+    def go_on(self) -> None:
+        """Draw the progress again after a question."""
+        if self.started:
+            self.progress.start()
+
     def _label(self, step: str) -> str:
         label = self._labels.get(step)
         if label is None:
@@ -94,6 +103,8 @@ class LiveView:
 
     def __call__(self, event: object) -> None:
         from plansmith.execution import (
+            AnswerRecorded,
+            AwaitingAnswer,
             Event,
             PlanReady,
             Replanned,
@@ -140,6 +151,12 @@ class LiveView:
             new = len(replan.new_steps)
             say(Text.assemble(("replanned", "cyan"), f" without {without}: {new} new steps"))
             p.update(self.task, total=self._steps()[1])
+        elif isinstance(event, AwaitingAnswer):
+            say(Text.assemble(("question", "magenta"), f" {event.step}: {event.question}"))
+        elif isinstance(event, AnswerRecorded):
+            given = "no answer" if event.answer is None else f"answer {event.answer!r}"
+            how = f" ({event.declined})" if event.declined else ""
+            say(Text.assemble(("answered", "magenta"), f" {event.step}: {given}{how}"))
         elif isinstance(event, RunFinished):
             if self.started:  # the bar, final, above how the run ended
                 p.update(self.task, description="steps")

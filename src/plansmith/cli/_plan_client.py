@@ -9,6 +9,14 @@ returns None (run the command here, as without a server) when there is no server
 when the server refuses (another Python, another plansmith installation, files
 changed since it started) or when ``PLANSMITH_PLAN_SERVER=0``.
 
+When none listens and the command would otherwise start Python again under the fixed
+seed (a GTPyhop folder, this process under another seed), :func:`start_and_hand_over`
+starts one instead (``PLANSMITH_PLAN_SERVER`` unset or ``auto``; ``manual``: only a
+server started by ``plansmith plan-server start`` is used): the cost is that start,
+which listens at once and warms up after handing this plan to its child, and later
+plans are handed over to it until it has been idle ``PLANSMITH_PLAN_SERVER_IDLE``
+seconds (default 600).
+
 This module imports only built-in modules (``_socket``, ``_locale``): it runs in
 every ``plansmith plan`` process, whose start-up it must not slow down.
 """
@@ -24,7 +32,11 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = [
+    "AUTO_IDLE",
     "DISABLE_VARIABLE",
+    "IDLE_VARIABLE",
+    "auto_start_wanted",
+    "start_and_hand_over",
     "PROTOCOL",
     "REPORT_VARIABLE",
     "SOCKET_NAME",
@@ -39,9 +51,12 @@ __all__ = [
 
 PROTOCOL = b"plansmith-plan-server/1"
 SOCKET_NAME = "plan-server.sock"
-DISABLE_VARIABLE = "PLANSMITH_PLAN_SERVER"  # "0": never hand a plan over
+DISABLE_VARIABLE = "PLANSMITH_PLAN_SERVER"  # "0": never; "manual": never start one
+IDLE_VARIABLE = "PLANSMITH_PLAN_SERVER_IDLE"  # seconds an auto-started server waits
+AUTO_IDLE = "600"
 REPORT_VARIABLE = "PLANSMITH_PLAN_SERVER_REPORT"  # a file: append the child's CPU seconds
 _LENGTH = 4  # bytes of a length: big-endian, unsigned
+_FOUND: list[bool] = []  # a server listened to this process's hand_over
 
 
 def run_dir() -> str:
@@ -248,6 +263,7 @@ def hand_over(argv: Sequence[str]) -> int | None:
     sock = _connect(socket_path())
     if sock is None:
         return None
+    _FOUND.append(True)  # one listens (it may refuse): none is started for this plan
     try:
         return _hand_over(sock, argv)
     finally:
@@ -363,3 +379,93 @@ def request(kind: str) -> list[bytes] | None:
         return None
     finally:
         sock.close()
+
+
+# --- starting a server for this plan -------------------------------------------------
+
+
+def auto_start_wanted() -> bool:
+    """Whether ``plansmith plan`` may start a plan server (none listens)."""
+    if sys.flags.ignore_environment:
+        return False
+    return os.environ.get(DISABLE_VARIABLE, "auto") in ("", "auto")
+
+
+def start_and_hand_over(argv: Sequence[str]) -> int | None:
+    """Start this user's plan server (detached, lazy: it warms up after this plan),
+    then hand ``argv`` over to it (or to the one another process started meanwhile);
+    the exit code, or None when it must run here (also when one was listening already:
+    it refused this plan)."""
+    if _FOUND:
+        return None
+    _start_server()
+    return hand_over(argv)
+
+
+def _idle() -> str:
+    value = os.environ.get(IDLE_VARIABLE, "")
+    try:
+        return value if float(value) > 0 else AUTO_IDLE
+    except ValueError:
+        return AUTO_IDLE
+
+
+def _log_file(fallback: int) -> int:
+    """The server's log, ``plan-server.log`` in :func:`run_dir` (made private if need
+    be, as the server makes it), open for appending; ``fallback`` when it cannot be."""
+    folder = run_dir()
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not private_dir(folder):
+            return fallback
+        return os.open(
+            os.path.join(folder, "plan-server.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+        )
+    except OSError:
+        return fallback
+
+
+def _start_server() -> bool:
+    """Start the server as a daemon (its own session, cwd ``/``, stdin at /dev/null)
+    and wait for its line on stdout; whether it
+    listens. One that finds another running exits at once: then False. Its stderr
+    is its log file, as for ``plansmith plan-server start``."""
+    env = {k: v for k, v in os.environ.items() if k != "PLANSMITH_HASH_SEED_CHILD"}
+    env["PYTHONHASHSEED"] = "0"
+    command = [
+        sys.executable, "-P", "-m", "plansmith.cli._plan_server",
+        "--idle", _idle(), "--detach", "--lazy",
+    ]  # fmt: skip
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return False
+    if pid == 0:  # pragma: no cover - the child becomes the server
+        try:
+            os.close(read)
+            os.setsid()
+            os.chdir("/")
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(write, 1)
+            os.dup2(_log_file(null), 2)
+            os.execve(sys.executable, command, env)
+        finally:
+            os._exit(127)
+    os.close(write)
+    got = b""
+    try:
+        while b"\n" not in got:
+            chunk = os.read(read, 4096)
+            if not chunk:
+                break
+            got += chunk
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    finally:
+        os.close(read)
+        os.waitpid(pid, 0)  # the server's first process: it leaves once it forked the daemon
+    return got.startswith(b"plan server listening")

@@ -260,6 +260,7 @@ class _Server:
         self.refused = 0
         self.listening = True
         self.selector = selectors.DefaultSelector()
+        self.warm = True  # False: it warms up after the first plan it hands to a child
         self.wake_read, self.wake_write = socket.socketpair()
         self.wake_read.setblocking(False)
         self.wake_write.setblocking(False)
@@ -304,8 +305,23 @@ class _Server:
                     elif key.data == "wake":
                         with contextlib.suppress(OSError):
                             self.wake_read.recv(4096)
+                if not self.warm and self.served:
+                    self._warm_up_now()
         finally:
             self._close()
+
+    def _warm_up_now(self) -> None:
+        """Import what ``plansmith plan`` imports, once the first request's child plans
+        (it imported what it needed itself, as a process started for it would): a
+        server started for a plan (``plansmith plan``, auto) does not make that plan
+        wait for its warm-up."""
+        self.warm = True
+        imported = _warm_up()
+        gc.collect()
+        gc.freeze()
+        self.files = _watched_files()
+        self.stamps = _stamps(self.files)
+        _log(f"warmed up after the first plan: {imported} modules imported")
 
     def _on_term(self, signum: int, frame: object) -> None:
         self.stop_now = True
@@ -620,10 +636,12 @@ def _release_lock() -> None:
         os.close(_LOCK_FD.pop())
 
 
-def serve(idle: float, *, detach: bool = False) -> int:
+def serve(idle: float, *, detach: bool = False, lazy: bool = False) -> int:
     """Run the plan server in this process until it is idle for ``idle`` seconds or
     stopped; the exit code. It prints one line when it listens (``detach``: and then
-    leaves stdout, which the starting process reads up to there)."""
+    leaves stdout, which the starting process reads up to there). ``lazy``: it listens
+    at once and warms up after handing its first plan to a child (started by a ``plansmith
+    plan`` that waits for it)."""
     identity = client.own_identity()  # before any import changes the search path
     if sys.flags.hash_randomization:
         sys.stderr.write("plan-server: must run under PYTHONHASHSEED=0\n")
@@ -643,10 +661,11 @@ def serve(idle: float, *, detach: bool = False) -> int:
         sys.stderr.write("plan-server: already running\n")
         return 1
     try:
-        imported = _warm_up()
+        imported = 0 if lazy else _warm_up()
         gc.collect()
         gc.freeze()  # the children do not copy the server's objects to collect them
         server = _Server(path, idle, identity)
+        server.warm = not lazy
     except BaseException:
         _release_lock()
         raise
@@ -774,8 +793,9 @@ def _main() -> int:
     parser = argparse.ArgumentParser(prog="python -m plansmith.cli._plan_server")
     parser.add_argument("--idle", type=float, default=DEFAULT_IDLE)
     parser.add_argument("--detach", action="store_true")
+    parser.add_argument("--lazy", action="store_true")
     args = parser.parse_args()
-    return serve(args.idle, detach=args.detach)
+    return serve(args.idle, detach=args.detach, lazy=args.lazy)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""``plansmith retry | approve``: go on with a failed run, approve a plan by its hash."""
+"""``plansmith retry | approve | answer``: go on with a failed run, approve a plan by its
+hash, answer the question an ask step waits on."""
 
 from __future__ import annotations
 
@@ -85,5 +86,53 @@ def approve_command(
         return await engine.approve(
             run_id, plan_hash, by=by, max_parallel=max_parallel, subscribe=sink
         )
+
+    go_on(engine, run_id, as_json, go, view)
+
+
+@app.command("answer")
+@guarded
+def answer_command(
+    run_id: Annotated[str, typer.Argument(help="The run that waits for an answer.")],
+    step: Annotated[str, typer.Argument(help="The ask step that waits (`plansmith show RUN`).")],
+    value: Annotated[str, typer.Argument(help="Your answer: a choice, yes/no, a number or text.")],
+    record_only: Annotated[
+        bool,
+        typer.Option("--record-only", help="Record the answer; the run goes on when next resumed."),
+    ] = False,
+    max_parallel: ParallelOpt = 8,
+    as_json: JsonOpt = False,
+    home: HomeOpt = Path(".plansmith"),
+    log: LogOpt = None,
+    executor: ExecutorOpt = "local",
+    scheduler: SchedulerOpt = None,
+    lease_ttl: LeaseTtlOpt = 30.0,
+) -> None:
+    """Answer the question an ask step of a run waits on (`awaiting answer`), and go on
+    with the run from it. The answer is read by the question's type (`yes`/`no`, a
+    number, one of the choices) and checked against its schema: one it refuses is exit 2,
+    with the reason, and the run keeps waiting. The log records the answer, you
+    (`cli:LOGIN`) and the time.
+
+    Exit codes as `plansmith resume`; 8 the run waits for another answer."""
+    engine, _ = existing_run(
+        run_id, home=home, log=log, executor=executor, scheduler=scheduler, lease_ttl=lease_ttl
+    )
+    try:
+        answer = engine.record_answer(run_id, step, value, by=cli_person(), as_text=True)
+    except BaseException:
+        engine.close()
+        raise
+    if not as_json:
+        typer.echo(f"run {run_id}: step {step} answered {answer!r}", err=True)
+    if record_only:
+        engine.close()
+        return
+    from plansmith.execution import RunView
+
+    view = RunView.fold(engine.log.events(run_id), run_id)
+
+    async def go(sink: Callable[[object], None]) -> object:
+        return await engine.resume(run_id, max_parallel=max_parallel, subscribe=sink)
 
     go_on(engine, run_id, as_json, go, view)

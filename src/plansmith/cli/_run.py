@@ -73,6 +73,10 @@ def _drive(
     sink: Callable[[object], None] = _json_line if view is None else view
     if view is not None:
         interrupts.say = lambda text: view.console.print(escape(text))
+        from plansmith.cli._ask import can_ask_here, terminal_asker
+
+        if interrupts.engine.asker is None and can_ask_here():
+            interrupts.engine.asker = terminal_asker(view.console, view.pause, view.go_on)
     try:
         outcome = anyio.run(interrupts.drive, lambda: go(interrupts.watch(sink)))
     finally:
@@ -97,9 +101,11 @@ def _print_plan(engine: Engine, run_id: str) -> None:
 
 def _exit_for(state: str, interrupted: int | None = None) -> None:
     """Exit 0 for a run that succeeded; 128 + the signal's number for one a signal
-    cancelled (``interrupted``); else 5."""
+    cancelled (``interrupted``); 8 for one that waits for an answer; else 5."""
     if state == "succeeded":
         return
+    if state == "awaiting answer":
+        raise typer.Exit(8)
     if interrupted is not None and state == "cancelled":
         raise typer.Exit(interrupted)
     raise typer.Exit(5)
@@ -131,9 +137,19 @@ def run_command(
             " action has calls). The run records them: its resume and replans use them.",
         ),
     ] = "declared",
+    after: Annotated[
+        str | None,
+        typer.Option(
+            "--after",
+            metavar="RUN_ID",
+            help="follow up this finished run (of the same domain): plan from its final"
+            " state; the steps read its outputs by reference, and its steps are not"
+            " called again. The new run records it (`plansmith show` says `after:`).",
+        ),
+    ] = None,
 ) -> None:
     """Plan, bind, approve and run. Stops at `awaiting approval` (exit 6) unless --yes or
-    the policy allows the plan.
+    the policy allows the plan. With --after RUN_ID, a follow-up of that run.
 
     Ctrl-C (SIGINT) or SIGTERM cancels the run: it is recorded cancelled and its tool
     servers are stopped; a second one says what it waits for, a third quits at once.
@@ -173,6 +189,7 @@ def run_command(
             subscribe=sink,
             run_id=run_id,
             costs=learned,
+            after=after,
         )
 
     go_on(engine, run_id, as_json, go, show_plan=True)
@@ -282,7 +299,15 @@ def go_on(
             raise
         finally:
             engine.close()
-    _exit_for(getattr(outcome, "state", "cancelled"), interrupts.exit_code)
+    state = getattr(outcome, "state", "cancelled")
+    if state == "awaiting answer":
+        waiting = getattr(outcome, "run_id", run_id)
+        sys.stderr.write(
+            f"run {waiting}: {getattr(outcome, 'reason', '')}; answer with"
+            f" `plansmith answer {waiting} STEP VALUE` (`plansmith show {waiting}` shows"
+            " the question)\n"
+        )
+    _exit_for(state, interrupts.exit_code)
 
 
 @app.command("replay")

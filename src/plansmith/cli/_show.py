@@ -26,6 +26,7 @@ from plansmith.errors import PlansmithError
 
 if TYPE_CHECKING:
     from plansmith.execution import RunView, StepView
+    from plansmith.model import JSONValue
 
 from plansmith.cli._run import _compact
 
@@ -73,7 +74,13 @@ def runs_command(
                 unreadable.append(f"run {info.run_id} is unreadable: {printable(what)}")
             else:
                 awaiting = view.plan_hash is not None and view.approved is None
-                status = view.finished or ("awaiting approval" if awaiting else "unfinished")
+                status = view.finished or (
+                    "awaiting approval"
+                    if awaiting
+                    else "awaiting answer"
+                    if view.state == "awaiting answer"
+                    else "unfinished"
+                )
                 counts = view.counts()  # done: succeeded, or skipped (a value was absent)
                 row |= {"state": status, "steps_done": counts["succeeded"] + counts["skipped"]}
             rows.append(row)
@@ -152,8 +159,24 @@ def show_command(
         if step.state in (StepState.RUNNING, StepState.CANCELLED):
             table.add_row(*_open_row(step, view))
     console = make_console()
+    for line in _lineage(view):
+        console.print(escape(line))
     console.print(table)
     console.print(escape(_how_it_stands(view)))
+
+
+def _lineage(view: RunView) -> list[str]:
+    """A follow-up run's first lines: the run it follows up (``after: RUN``), and the
+    outputs of earlier runs its steps read (not called again)."""
+    from plansmith.engine import after_of, inherited_reads
+
+    after = after_of(view.inputs)
+    if after is None:
+        return []
+    lines = [f"after: {after} (a follow-up: planned from the final state of run {after})"]
+    for producer, readers in inherited_reads(view.run.bound).items():
+        lines.append(f"  inherited: {producer}, read by {', '.join(readers)} (not called again)")
+    return lines
 
 
 def _show_rows(view: RunView) -> list[tuple[int, list[str]]]:
@@ -208,6 +231,16 @@ def _open_row(step: StepView, view: RunView) -> list[str]:
     ]
 
 
+def _described(answer: dict[str, JSONValue]) -> str:
+    """An answer schema's JSON as people read it (``one of: all, top5``)."""
+    from plansmith.binding import answer_schema_from_json
+
+    try:
+        return answer_schema_from_json(answer).describe()
+    except PlansmithError:
+        return "see the run's AwaitingAnswer event"
+
+
 def _how_it_stands(view: RunView) -> str:
     """``show``'s last line: how the run ended, or what it waits for."""
     from plansmith.engine import made_from_files
@@ -219,6 +252,15 @@ def _how_it_stands(view: RunView) -> str:
         if rest:  # the lines below it: each problem of a failed replan, say
             rest = ":\n" + printable(rest, _REASON_REST, lines=_REASON_LINES, whole=_WHOLE)
         return f"run {run_id}: {view.finished}{reason}{rest}"
+    if view.state == "awaiting answer":
+        waiting = view.run.awaiting_answer.values()
+        return "\n".join(
+            f"run {run_id}: step {a.step} ({a.action}) waits for an answer: "
+            + printable(a.question, whole=_WHOLE)
+            + f"\n  answer it: plansmith answer {run_id} {a.step} VALUE"
+            + f" ({_described(a.answer)})"
+            for a in waiting
+        )
     if view.state == "awaiting approval":
         if view.created is not None and not made_from_files(view.inputs):
             return (

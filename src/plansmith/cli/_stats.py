@@ -50,9 +50,9 @@ def stats_command(
         typer.Option(
             "--metrics",
             help="The run metrics instead: completion rate, steps per run, retries, replans,"
-            " interventions (approvals by a person, cancels, run retries), time to approval"
-            " and each tool's success rate and failures by class; over every run, per domain"
-            " and per --window.",
+            " interventions (approvals by a person, answers, cancels, run retries), time to"
+            " approval and to answer, and each tool's success rate and failures by class;"
+            " over every run, per domain and per --window.",
         ),
     ] = False,
     window: Annotated[
@@ -165,7 +165,8 @@ def _figure_row(f: Figures) -> list[str]:
     return [
         str(f.runs), str(f.succeeded), str(f.failed), str(f.cancelled), str(f.unfinished),
         _share(f.completion_rate), _number(f.steps_per_run), str(f.retries), str(f.replans),
-        f"{f.interventions} ({f.approvals_by_person} approved, {f.cancels} cancelled,"
+        f"{f.interventions} ({f.approvals_by_person} approved, {f.answers} answered,"
+        f" {f.cancels} cancelled,"
         f" {f.run_retries} retried)",
         f"{_number(f.approval_p50_s, ' s')} / {_number(f.approval_p95_s, ' s')}",
     ]  # fmt: skip

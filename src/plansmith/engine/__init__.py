@@ -3,6 +3,15 @@ and keeps them in its run log (see ``Engine``)."""
 
 from plansmith._run_digests import ChangedInput
 from plansmith.engine._engine import Engine, InvokerFactory
+from plansmith.engine._follow_up import (
+    AFTER_KEY,
+    Inheritance,
+    after_of,
+    follow_up_context,
+    inheritance,
+    inherited_reads,
+    is_inherited,
+)
 from plansmith.engine._inputs import (
     ASKED_KEY,
     COSTS_KEY,
@@ -81,4 +90,12 @@ __all__ = [
     "build_report",
     "report_markdown",
     "plan_progress",
+    # follow-up runs: a new goal from a finished run's final state, its outputs inherited
+    "AFTER_KEY",
+    "Inheritance",
+    "after_of",
+    "follow_up_context",
+    "inheritance",
+    "inherited_reads",
+    "is_inherited",
 ]

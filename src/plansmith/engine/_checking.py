@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from contextlib import suppress
 
 from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind
@@ -14,6 +15,7 @@ from plansmith.engine._planning import load_problem_files, make_costed_plan, pla
 from plansmith.engine._takeover import TakingOver
 from plansmith.engine._tools import load_run_files
 from plansmith.errors import BindingError, ServerStartError
+from plansmith.execution import with_action_costs
 from plansmith.model import Plan, Problem
 from plansmith.servers import ServersConfig
 
@@ -35,12 +37,18 @@ class Checking(TakingOver):
         ``costed``: ``make_costed_plan`` instead, as ``run`` plans with learned costs."""
         return await plan_in_thread(problem, make_costed_plan if costed else self.planner)
 
-    async def check(self, inputs: RunInputs) -> tuple[Plan, BoundPlan, ToolCatalog]:
-        """Plan, start the servers the bindings use, and bind: raises with every problem."""
+    async def check(
+        self, inputs: RunInputs, *, costs: Mapping[str, float] | None = None
+    ) -> tuple[Plan, BoundPlan, ToolCatalog]:
+        """Plan, start the servers the bindings use, and bind: raises with every problem.
+        ``costs``: action costs to plan with (``make_costed_plan``, as ``run`` with
+        ``costs``): the plan a run with them makes."""
         self._open()
         inputs = run_inputs(inputs)
         problem = load_problem_files(inputs.domain, inputs.problem)
-        plan = await plan_in_thread(problem, self.planner)
+        if costs:
+            problem = with_action_costs(problem, costs)
+        plan = await plan_in_thread(problem, make_costed_plan if costs else self.planner)
         bindings, config = load_run_files(inputs.bindings, inputs.servers)
         used = self.servers_used(bindings, plan, config)
         failed: ServerStartError | None = None

@@ -41,6 +41,7 @@ from plansmith.errors import (
     RunNotFoundError,
 )
 from plansmith.execution import (
+    Asker,
     Emitter,
     RunCancelled,
     RunFinished,
@@ -93,6 +94,7 @@ class EngineCore:
         planner: Planner | None = None,
         invoker_factory: InvokerFactory | None = None,
         makers: Mapping[str, RunMaker] | None = None,
+        asker: Asker | None = None,
     ) -> None:
         # absolute: ``${run.dir}`` and the run's files are the same from any directory
         # (a stdio server with its own cwd gets a path it can use)
@@ -115,6 +117,9 @@ class EngineCore:
         self._cancel_pending: dict[str, str] = {}  # runs cancelled before they began here
         self._active: set[str] = set()  # the runs a run, run_plan or resume call drives now
         self._closed = False
+        #: how the runs this engine drives ask a person (the terminal, MCP elicitation);
+        #: None: an ask step waits (``awaiting answer``) until ``answer`` is given
+        self.asker: Asker | None = asker
 
     def open_pool(
         self, config: ServersConfig, errlog: TextIO | None = None

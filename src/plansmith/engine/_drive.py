@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import anyio
 
-from plansmith.binding import Bindings, BoundPlan, ToolCatalog, bind
+from plansmith.binding import ASK_SERVER, Bindings, BoundPlan, ToolCatalog, bind
 from plansmith.engine._core import EngineCore
+from plansmith.engine._follow_up import inherit, inherited_producers, recorded_context
 from plansmith.engine._inputs import (
     HOLD_KEY,
     Subscriber,
@@ -44,6 +45,7 @@ from plansmith.errors import (
 )
 from plansmith.execution import (
     ApprovalPolicy,
+    Asker,
     AwaitingApproval,
     Emitter,
     PlanApproved,
@@ -141,7 +143,7 @@ class Driving(EngineCore):
                 return start.outcome()
             if tools is None:
                 try:
-                    used = {s.server for s in bound.steps}
+                    used = {s.server for s in bound.steps} - {ASK_SERVER}
                     tools = await self._tools(stack, run_id, recipe.config, used)
                 except (anyio.get_cancelled_exc_class(), KeyboardInterrupt):
                     self._cancelled_starting(emitter, start)
@@ -181,6 +183,7 @@ class Driving(EngineCore):
                 recipe.bindings,
                 tools.catalog,
                 env=os.environ,
+                available=inherited_producers(self.log, run_id),  # a follow-up's parent's
                 configured=config.names if isinstance(config, ServersConfig) else None,
             )
             if tools.route is not None:
@@ -205,7 +208,7 @@ class Driving(EngineCore):
     @staticmethod
     def _servers_wanted(bindings: Bindings, plan: Plan) -> set[str]:
         actions = {s.action for s in plan.steps}
-        return {b.server for b in bindings.bindings if b.action in actions}
+        return {b.server for b in bindings.bindings if b.action in actions} - {ASK_SERVER}
 
     def _check_runnable(self, run_id: str, state: RunState, recipe: Recipe) -> None:
         """A bound run the servers file or the environment can no longer run is refused
@@ -214,7 +217,7 @@ class Driving(EngineCore):
         config = recipe.config
         if state.bound is None or not isinstance(config, ServersConfig):
             return
-        missing = sorted({s.server for s in state.bound.steps} - set(config.names))
+        missing = sorted({s.server for s in state.bound.steps} - {*config.names, ASK_SERVER})
         if missing:  # a servers file edited since the run began
             raise ServerConfigError(
                 f"run {run_id} calls server(s) {', '.join(map(repr, missing))}, which the"
@@ -307,10 +310,12 @@ class Driving(EngineCore):
         replan: ReplanFn | None = None,
         policy: ApprovalPolicy | None = None,
         env: Mapping[str, str] | None = None,
+        asker: Asker | None = None,
     ) -> Runner:
         """The runner for ``state``; a replan may use the tiers of the approved plan and
         those that ``policy`` (default: the default policy) lets run without a person.
         ``${env.NAME}`` is rendered from ``env`` (default: this process's environment)."""
+        inherit(self.log, state)  # a follow-up run reads its parent's outputs
         return Runner(
             invoker,
             self.log,
@@ -322,6 +327,7 @@ class Driving(EngineCore):
             run_dir=str(self.run_dir(state.run_id)),
             emitter=emitter,
             unattended_tiers=frozenset(Tier) - (policy or ApprovalPolicy()).needs_person,
+            asker=asker if asker is not None else self.asker,
         )
 
     def _file_recipe(self, run_id: str, inputs: Mapping[str, JSONValue]) -> Recipe:
@@ -329,6 +335,7 @@ class Driving(EngineCore):
         recorded (a resumed run replans as it did)."""
         costs = recorded_costs(inputs)
         ctx = RunContext.load(file_inputs(run_id, inputs), costs)
+        ctx = recorded_context(self.log, inputs, ctx)  # a follow-up: from its parent's end
         planner = make_costed_plan if costs else self.planner
         return Recipe(
             ctx.problem.domain,

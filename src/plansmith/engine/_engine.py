@@ -24,9 +24,11 @@ import anyio
 
 from plansmith._run_digests import KINDS, file_digests
 from plansmith.binding import Bindings
+from plansmith.engine._answers import record_answer
 from plansmith.engine._checking import Checking
 from plansmith.engine._core import InvokerFactory
 from plansmith.engine._drive import Recipe
+from plansmith.engine._follow_up import AFTER_KEY, follow_up_context
 from plansmith.engine._inputs import (
     ASKED_KEY,
     COSTS_KEY,
@@ -106,6 +108,7 @@ class Engine(Checking):
         hold: bool = False,
         asked: Mapping[str, JSONValue] | None = None,
         costs: Mapping[str, float] | None = None,
+        after: str | None = None,
     ) -> RunOutcome:
         """Plan from ``inputs``' files, then ``run_plan`` (replanning with the classical or
         HTN replanner); the inputs are stored with the run, with their contents' digests,
@@ -129,7 +132,11 @@ class Engine(Checking):
         (``ASKED_KEY``) for the run's report. ``costs``: action costs to plan with
         instead of the declared ones (``learned_costs``), recorded (``COSTS_KEY``): it is
         planned, replanned and resumed with them, by ``make_costed_plan`` (A* with
-        LM-cut: the costs decide), not by this engine's ``planner``."""
+        LM-cut: the costs decide), not by this engine's ``planner``. ``after``: a
+        finished run of the same domain to follow up (recorded, ``AFTER_KEY``): planned
+        from its final symbolic state, its outputs read by reference, its steps not
+        called again (see ``plansmith.engine.follow_up_context``); a run that is not
+        there, not finished or of another domain is refused before anything is written."""
         self._open()
         max_parallel = checked_max_parallel(max_parallel)
         inputs = run_inputs(inputs).resolved()  # recorded so: resume works from any directory
@@ -142,6 +149,9 @@ class Engine(Checking):
         if costs:
             recorded[COSTS_KEY] = {k: float(v) for k, v in sorted(costs.items())}
         ctx = RunContext.load(inputs, costs)
+        if after is not None:  # a follow-up: from its parent's final state
+            ctx = follow_up_context(self.log, after, ctx)
+            recorded[AFTER_KEY] = after
         planner = make_costed_plan if costs else self.planner
         self._active.add(run_id)
         try:
@@ -435,6 +445,34 @@ class Engine(Checking):
             )
         )
         return True
+
+    def record_answer(
+        self, run_id: str, step: str, value: JSONValue, *, by: str, as_text: bool = False
+    ) -> JSONValue:
+        """A person (``by``) answers ask step ``step`` of ``run_id``, which waits for it
+        (``awaiting answer``): ``AnswerRecorded`` is recorded under the run's lease and
+        the run goes on when it is next resumed. ``as_text``: ``value`` was typed (``yes``,
+        ``12``) and is read by the schema's type. An answer the step's schema refuses is
+        an ``AnswerError`` with the schema's reason, and the run keeps waiting; a run
+        another engine drives raises ``RunLeasedError``. The checked answer."""
+        self._open()
+        with self._leases.held(run_id):
+            return record_answer(self.log, run_id, step, value, by=by, as_text=as_text)
+
+    async def answer(
+        self,
+        run_id: str,
+        step: str,
+        value: JSONValue,
+        *,
+        by: str,
+        as_text: bool = False,
+        max_parallel: int = 8,
+        subscribe: Subscriber | None = None,
+    ) -> RunOutcome:
+        """``record_answer``, then the run goes on (as ``resume``) from its answer."""
+        self.record_answer(run_id, step, value, by=by, as_text=as_text)
+        return await self.resume(run_id, max_parallel=max_parallel, subscribe=subscribe)
 
     async def retry(
         self,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import anyio
@@ -174,11 +174,14 @@ def make_replanner(problem: Problem, first: Plan, planner: Planner | None = None
 
 @dataclass(frozen=True, slots=True)
 class RunContext:
-    """What a run made from files needs besides its log: the problem, bindings, servers."""
+    """What a run made from files needs besides its log: the problem, bindings, servers;
+    ``available``: the producers of earlier runs its plan may read (a follow-up run's,
+    ``step_key -> RUN/STEP``; see ``_follow_up``), which its replans are bound with too."""
 
     problem: Problem
     bindings: Bindings
     config: ServersConfig
+    available: Mapping[StepKey, str] = field(default_factory=dict)
 
     @staticmethod
     def load(inputs: RunInputs, costs: Mapping[str, float] | None = None) -> RunContext:
@@ -194,6 +197,8 @@ class RunContext:
     ) -> ReplanFn:
         domain, bindings = self.problem.domain, self.bindings
 
+        earlier = self.available
+
         def rebind(new: Plan, available: Mapping[StepKey, str]) -> BoundPlan:
             return bind(
                 new,
@@ -201,7 +206,7 @@ class RunContext:
                 bindings,
                 catalog,
                 env=os.environ,
-                available=available,
+                available={**earlier, **available},
                 configured=self.config.names,
             )
 

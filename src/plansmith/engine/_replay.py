@@ -18,6 +18,7 @@ from plansmith.execution import (
     Runner,
     ToolCall,
     fold,
+    recorded_asker,
     recorded_parts,
     replay_env,
     replay_replan,
@@ -84,6 +85,7 @@ async def _replay_part(
         replan=replay_replan(events),
         policy=ApprovalPolicy(frozenset()),
         env=replay_env(events),  # not this machine's: the replay calls no tool
+        asker=recorded_asker(part.events),  # the answers recorded: nobody is asked
     )
     if not finished:
         reason = part.reason

@@ -11,7 +11,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from plansmith.execution import Event, RunLog, RunView, StepState, StepView, unpack
+from plansmith.engine._follow_up import after_of, inherited_reads
+from plansmith.errors import PlansmithError
+from plansmith.execution import Event, RunLog, RunState, RunView, StepState, StepView, fold, unpack
 
 __all__ = ["build_report", "report_markdown", "plan_progress"]
 
@@ -61,6 +63,9 @@ def build_report(
     ]
     return {
         "run_id": run_id,
+        # a follow-up run: the run it follows up, and the outputs of earlier runs it read
+        "after": after_of(view.inputs),
+        "inherited": _inherited_rows(view, log),
         "asked": dict(asked),
         "plan": {
             "hash": view.plan_hash,
@@ -79,6 +84,38 @@ def build_report(
         # the steps that called each server (a skipped step called none)
         "servers": dict(sorted(Counter(s["server"] for s in steps if not s["skipped"]).items())),
     }
+
+
+def _inherited_rows(view: RunView, log: RunLog) -> list[dict[str, Any]]:
+    """The steps of earlier runs whose outputs a follow-up's steps read (not called
+    again): each as its producer id (``RUN/STEP``), its run and step, its call, the
+    steps that read it, and its outputs (``RUN/STEP.output``)."""
+    runs: dict[str, RunState | None] = {}
+    rows = []
+    for producer, readers in inherited_reads(view.run.bound).items():
+        run, step = producer.split("/", 1)
+        if run not in runs:
+            try:
+                runs[run] = fold(run, log.events(run))
+            except PlansmithError:  # a parent no longer in the log: named, not shown
+                runs[run] = None
+        state = runs[run]
+        bound = {s.id: s.step for s in state.bound.steps} if state and state.bound else {}
+        found = bound.get(step)
+        outputs = unpack(log, state.outputs.get(step)) if state is not None else None
+        pairs = outputs.items() if isinstance(outputs, dict) else []
+        rows.append(
+            {
+                "producer": producer,
+                "run": run,
+                "step": step,
+                "action": found.action if found else None,
+                "args": list(found.args) if found else [],
+                "read_by": list(readers),
+                "outputs": [{"from": f"{producer}.{k}", "value": v} for k, v in pairs],
+            }
+        )
+    return rows
 
 
 def _call(step: StepView) -> str:
@@ -105,6 +142,8 @@ def report_markdown(report: Mapping[str, Any]) -> str:
     ]
     if report["reason"]:
         lines.append(f"- Reason: {report['reason']}")
+    if report.get("after"):
+        lines.append(f"- Follows up run {report['after']}: planned from its final state")
     lines += [
         "",
         "## Steps",
@@ -118,6 +157,11 @@ def report_markdown(report: Mapping[str, Any]) -> str:
             f"| {s['step']} | {call} | {s['tool']} | {s['server']} | {s['duration_ms']} "
             f"| {s['outcome']} | {s['attempts']} |"
         )
+    if report.get("inherited"):
+        lines += ["", "## Inherited from earlier runs (not called again)", ""]
+        for i in report["inherited"]:
+            call = f"{i['action']}({', '.join(map(str, i['args']))})"
+            lines.append(f"- `{i['producer']}` {call}, read by {', '.join(i['read_by'])}")
     lines += ["", "## Outputs", ""]
     lines += [f"- `{o['from']}` = {_value(o['value'])}" for o in report["outputs"]] or ["- none"]
     lines += ["", "## Failures, skipped steps, retries and replans", ""]

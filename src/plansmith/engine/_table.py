@@ -248,11 +248,13 @@ class RunTable:
         asked: Mapping[str, JSONValue] | None = None,
         run_id: str | None = None,
         costs: Mapping[str, float] | None = None,
+        after: str | None = None,
     ) -> RunHandle:
         """Plan, bind and record a new run, which goes on in the background; return once
         it awaits approval, runs, or ended (a run that could not start: its error is
-        raised). ``hold``, ``plan``, ``asked`` and ``costs`` are ``Engine.run``'s; a run made to be
-        held does not count against ``max_live`` (it is bound, then waits)."""
+        raised). ``hold``, ``plan``, ``asked``, ``costs`` and ``after`` (a follow-up of
+        that run) are ``Engine.run``'s; a run made to be held does not count against
+        ``max_live`` (it is bound, then waits)."""
         run_id = run_id or self.engine.new_run_id()
         handle = self._spawn(
             run_id,
@@ -269,6 +271,7 @@ class RunTable:
                 plan=plan,
                 asked=asked,
                 costs=costs,
+                after=after,
             ),
             new=True,
             counted=not hold,

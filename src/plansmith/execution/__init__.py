@@ -2,6 +2,7 @@
 log, replanning, approval and the async runner."""
 
 from plansmith.execution._approval import ApprovalPolicy, tiers_needing_approval
+from plansmith.execution._asking import Asker, AskReply, AskRequest
 from plansmith.execution._codec import bound_from_dict, bound_to_dict
 from plansmith.execution._emit import (
     Emitter,
@@ -14,6 +15,8 @@ from plansmith.execution._emit import (
 )
 from plansmith.execution._events import (
     EVENT_TYPES,
+    AnswerRecorded,
+    AwaitingAnswer,
     AwaitingApproval,
     Event,
     PlanApproved,
@@ -79,13 +82,20 @@ from plansmith.execution._replay import (
     PartEnd,
     RecordedPart,
     ReplayInvoker,
+    recorded_asker,
     recorded_parts,
     replay_env,
     replay_replan,
     step_histories,
 )
 from plansmith.execution._run_log import run_exists
-from plansmith.execution._runner import Runner, RunOutcome, idempotency_key, unapproved_tiers
+from plansmith.execution._runner import (
+    AWAITING_ANSWER,
+    Runner,
+    RunOutcome,
+    idempotency_key,
+    unapproved_tiers,
+)
 from plansmith.execution._states import (
     TRANSITIONS,
     RunState,
@@ -119,12 +129,18 @@ from plansmith.execution._wrappers import (
 )
 
 __all__ = [
+    "Asker",
+    "AskReply",
+    "AskRequest",
+    "AWAITING_ANSWER",
     # events
     "Event",
     "StepEvent",
     "RunCreated",
     "PlanReady",
     "AwaitingApproval",
+    "AwaitingAnswer",
+    "AnswerRecorded",
     "PlanApproved",
     "RunStarted",
     "StepStarted",
@@ -159,6 +175,7 @@ __all__ = [
     "FakeInvoker",
     "ReplayInvoker",
     "RecordedPart",
+    "recorded_asker",
     "recorded_parts",
     "PartEnd",
     "step_histories",

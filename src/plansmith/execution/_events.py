@@ -28,6 +28,8 @@ __all__ = [
     "StepSkipped",
     "StepRetrying",
     "Replanned",
+    "AwaitingAnswer",
+    "AnswerRecorded",
     "RunFinished",
     "RunCancelled",
     "RunRetried",
@@ -204,6 +206,36 @@ class Replanned(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AwaitingAnswer(Event):
+    """Ask step ``step`` waits for a person's answer to ``question`` (rendered), which
+    ``answer`` (an answer schema's JSON: ``type``, ``choices``, ...) constrains; the plan
+    was made assuming ``assumed``. The run waits in ``awaiting answer`` until an
+    ``AnswerRecorded`` for the step (a face asked, or ``plansmith answer`` was given)."""
+
+    type: ClassVar[str] = "AwaitingAnswer"
+    step: str
+    action: str = ""
+    question: str = ""
+    answer: dict[str, JSONValue] = field(default_factory=dict)
+    assumed: JSONValue = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerRecorded(Event):
+    """The answer to ask step ``step``: ``answer`` (null when there is none), ``by`` who
+    gave it (``cli:alice``, ``mcp:HOST``, ``web:127.0.0.1``, ``default`` for the
+    domain's default), ``declined``: ``declined`` or ``cancelled`` when the person
+    declined to answer (then ``answer`` is the domain's default, or null and the step
+    fails)."""
+
+    type: ClassVar[str] = "AnswerRecorded"
+    step: str
+    answer: JSONValue = None
+    by: str = ""
+    declined: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RunFinished(Event):
     type: ClassVar[str] = "RunFinished"
     state: str = "succeeded"
@@ -241,6 +273,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         StepSkipped,
         StepRetrying,
         Replanned,
+        AwaitingAnswer,
+        AnswerRecorded,
         RunFinished,
         RunCancelled,
         RunRetried,

@@ -2,11 +2,12 @@
 
 ``run_facts(info, events)`` reads one run: its domain (``run_domain``), how it ended,
 the steps it ran, its retries and replans, what people did to it (approvals by a
-person, cancels, retries of the whole run) and how long each approval was waited for
-(from its ``AwaitingApproval`` to the ``PlanApproved`` that ended the wait). Its tool
-calls are counted as ``stats_of`` counts them: every attempt is a call (``StepSucceeded``,
-``StepFailed``, or ``StepRetrying``: a failed attempt tried again), each failure by its
-error class.
+person, answers to its ask steps, cancels, retries of the whole run) and how long each
+approval and each answer was waited for (from its ``AwaitingApproval`` to the
+``PlanApproved`` that ended the wait; from an ``AwaitingAnswer`` to its
+``AnswerRecorded``). An ask step is no tool call. Its tool calls are counted as
+``stats_of`` counts them: every attempt is a call (``StepSucceeded``, ``StepFailed``,
+or ``StepRetrying``: a failed attempt tried again), each failure by its error class.
 
 ``metrics_of(runs)`` adds those up into ``Figures``: over every run, per domain, and per
 time window of the runs' creation times (``window_s``: windows of that many seconds
@@ -27,8 +28,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePath
 
+from plansmith.binding import is_ask_step
 from plansmith.execution._emit import elapsed_ms
 from plansmith.execution._events import (
+    AnswerRecorded,
+    AwaitingAnswer,
     AwaitingApproval,
     Event,
     PlanApproved,
@@ -121,11 +125,13 @@ class RunFacts:
     run_retries: int = 0  # RunRetried: the whole run asked to go on after it ended
     approval_waits_s: tuple[float, ...] = ()
     tools: tuple[ToolFigures, ...] = ()
+    answers: int = 0  # AnswerRecorded: ask steps a person answered (or declined)
+    answer_waits_s: tuple[float, ...] = ()  # each AwaitingAnswer to its AnswerRecorded
 
     @property
     def interventions(self) -> int:
-        """What people did to it: approvals by a person, cancels, retries of the run."""
-        return self.approvals_by_person + self.cancels + self.run_retries
+        """What people did to it: approvals by a person, answers, cancels, retries."""
+        return self.approvals_by_person + self.answers + self.cancels + self.run_retries
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +153,8 @@ class Figures:
     run_retries: int = 0
     approval_waits_s: tuple[float, ...] = ()
     tools: tuple[ToolFigures, ...] = ()
+    answers: int = 0
+    answer_waits_s: tuple[float, ...] = ()
 
     @property
     def finished(self) -> int:
@@ -163,7 +171,7 @@ class Figures:
 
     @property
     def interventions(self) -> int:
-        return self.approvals_by_person + self.cancels + self.run_retries
+        return self.approvals_by_person + self.answers + self.cancels + self.run_retries
 
     @property
     def approval_p50_s(self) -> float | None:
@@ -196,6 +204,7 @@ class Figures:
             "interventions": {
                 "total": self.interventions,
                 "approvals_by_person": self.approvals_by_person,
+                "answers": self.answers,
                 "cancels": self.cancels,
                 "run_retries": self.run_retries,
             },
@@ -206,6 +215,12 @@ class Figures:
                 "p95": self.approval_p95_s,
                 "mean": self.approval_mean_s,
                 "sum": sum(self.approval_waits_s),
+            },
+            "time_to_answer_s": {
+                "count": len(self.answer_waits_s),
+                "p50": _rank(self.answer_waits_s, 0.5),
+                "p95": _rank(self.answer_waits_s, 0.95),
+                "sum": sum(self.answer_waits_s),
             },
             "tools": [t.to_dict() for t in self.tools],
         }
@@ -298,8 +313,12 @@ def run_facts(info: RunInfo, events: Iterable[Event]) -> RunFacts:
     calls: Counter[tuple[str, str]] = Counter()
     succeeded: Counter[tuple[str, str]] = Counter()
     failed: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    asked: dict[str, str] = {}  # ask steps waiting: step -> the time of its AwaitingAnswer
+    answer_waits: list[float] = []
     for event in events:
-        if isinstance(event, StepEvent):
+        if isinstance(event, StepEvent) and is_ask_step(event.server, event.tool):
+            steps.add(event.step)  # a person's step, not a tool's call
+        elif isinstance(event, StepEvent):
             if not isinstance(event, StepProgress):
                 steps.add(event.step)
             if isinstance(event, StepSucceeded | StepFailed | StepRetrying):
@@ -313,6 +332,14 @@ def run_facts(info: RunInfo, events: Iterable[Event]) -> RunFacts:
                         counts["retries"] += 1
         elif isinstance(event, AwaitingApproval):
             waiting = event.time
+        elif isinstance(event, AwaitingAnswer):
+            asked.setdefault(event.step, event.time)
+        elif isinstance(event, AnswerRecorded):
+            counts["answers"] += 1
+            since = asked.pop(event.step, None)
+            wait = _seconds(since, event.time) if since is not None else None
+            if wait is not None:
+                answer_waits.append(wait)
         elif isinstance(event, PlanApproved):
             counts["person" if event.by == "person" else "policy"] += 1
             if waiting is not None:
@@ -356,6 +383,8 @@ def run_facts(info: RunInfo, events: Iterable[Event]) -> RunFacts:
         run_retries=counts["run_retries"],
         approval_waits_s=tuple(waits),
         tools=tools,
+        answers=counts["answers"],
+        answer_waits_s=tuple(answer_waits),
     )
 
 
@@ -396,6 +425,8 @@ def figures_of(facts: Iterable[RunFacts]) -> Figures:
         run_retries=sum(r.run_retries for r in runs),
         approval_waits_s=tuple(sorted(w for r in runs for w in r.approval_waits_s)),
         tools=_tools_of(runs),
+        answers=sum(r.answers for r in runs),
+        answer_waits_s=tuple(sorted(w for r in runs for w in r.answer_waits_s)),
     )
 
 

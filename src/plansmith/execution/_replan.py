@@ -8,7 +8,7 @@ from typing import Protocol
 
 from plansmith.binding import BoundPlan
 from plansmith.errors import PlansmithError
-from plansmith.model import Plan, Problem, State, Step
+from plansmith.model import JSONValue, Plan, Problem, State, Step, answered_schema
 from plansmith.planning import function_table, instantiate, object_args
 
 __all__ = [
@@ -64,6 +64,9 @@ class ReplanRequest:
     failed: tuple[Step, ...]
     replans: int = 0
     should_stop: Callable[[], bool] | None = field(default=None, compare=False)
+    #: the answers of the run's ask steps so far (step id -> answer): their effects are
+    #: those of the answer given, not of the one the plan assumed
+    answers: tuple[tuple[str, JSONValue], ...] = ()
 
 
 ReplanFn = Callable[[ReplanRequest], BoundPlan | None]
@@ -74,8 +77,13 @@ def _step_key(step: Step) -> StepKey:
     return step.action, object_args(step)
 
 
-def current_state(problem: Problem, steps: Sequence[Step]) -> State:
-    """The initial state plus the effects of ``steps``, applied in order.
+def current_state(
+    problem: Problem,
+    steps: Sequence[Step],
+    answers: Mapping[str, JSONValue] | None = None,
+) -> State:
+    """The initial state plus the effects of ``steps``, applied in order (an ask step's:
+    those of its answer in ``answers``, by step id, when it has one there).
 
     The steps must name objects (PlanInvalidError with the step id otherwise).
     """
@@ -85,6 +93,10 @@ def current_state(problem: Problem, steps: Sequence[Step]) -> State:
         schema = problem.domain.action(step.action)
         if schema is None:
             continue
+        if schema.ask is not None and answers and step.id in answers:
+            answer = answers[step.id]
+            if isinstance(answer, str | bool | int | float):
+                schema = answered_schema(schema, answer)
         ground = instantiate(schema, object_args(step), functions)
         if ground is not None:
             state = ground.apply(state)
@@ -103,7 +115,7 @@ def make_replan(problem: Problem, replanner: Replanner, rebind: Rebinder) -> Rep
     """The runner's replan hook: state from the log, plan with ``replanner``, bind again."""
 
     def replan(request: ReplanRequest) -> BoundPlan | None:
-        state = current_state(problem, request.succeeded)
+        state = current_state(problem, request.succeeded, dict(request.answers))
         failed = frozenset(_step_key(s) for s in request.failed)
         done = frozenset(_step_key(s) for s in request.succeeded)
         plan = replanner(state, failed, done, should_stop=request.should_stop)

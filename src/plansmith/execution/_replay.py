@@ -27,9 +27,11 @@ import anyio
 
 from plansmith.binding import BoundPlan, EnvRef, find_refs
 from plansmith.errors import ExecutionError, Location, ToolCallError
+from plansmith.execution._asking import Asker, AskReply, AskRequest
 from plansmith.execution._codec import bound_from_dict
 from plansmith.execution._emit import unpack
 from plansmith.execution._events import (
+    AnswerRecorded,
     Event,
     PlanReady,
     Replanned,
@@ -54,6 +56,7 @@ __all__ = [
     "recorded_parts",
     "replay_env",
     "replay_replan",
+    "recorded_asker",
     "step_histories",
 ]
 
@@ -95,28 +98,79 @@ def recorded_parts(events: Sequence[Event]) -> list[RecordedPart]:
     parts: list[RecordedPart] = []
     before: list[Event] = []
     opened: tuple[tuple[Event, ...], int] | None = None  # the part being read: before, start
+    outside = _answers_from_outside(events)
     for at, event in enumerate(events):
         if isinstance(event, RunStarted):
             if opened is not None:
-                parts.append(_part(opened[0], events, opened[1], at))
+                parts.append(_part(opened[0], events, opened[1], at, outside))
             opened, before = (tuple(before), at), []
-        elif event.type in _ENGINE_EVENTS or opened is None:
+        elif event.type in _ENGINE_EVENTS or opened is None or at in outside:
             before.append(event)
     if opened is not None:
-        parts.append(_part(opened[0], events, opened[1], len(events)))
+        parts.append(_part(opened[0], events, opened[1], len(events), outside))
     if before:
         parts.append(RecordedPart(tuple(before), tuple(events), (), "stopped"))
     return parts
 
 
-def _part(before: tuple[Event, ...], events: Sequence[Event], start: int, end: int) -> RecordedPart:
+def _answers_from_outside(events: Sequence[Event]) -> frozenset[int]:
+    """The places of the ``AnswerRecorded`` events no runner recorded: given while the
+    run waited (``plansmith answer``, a face's form), so no start of their step follows
+    in the same part; what the engine records, as an approval is."""
+    outside: set[int] = set()
+    waiting: dict[str, int] = {}  # step -> the place of its answer not yet followed
+    for at, event in enumerate(events):
+        if isinstance(event, AnswerRecorded):
+            waiting[event.step] = at
+        elif isinstance(event, StepStarted):
+            waiting.pop(event.step, None)
+        elif isinstance(event, RunStarted):
+            outside.update(waiting.values())
+            waiting.clear()
+    outside.update(waiting.values())
+    return frozenset(outside)
+
+
+def _part(
+    before: tuple[Event, ...],
+    events: Sequence[Event],
+    start: int,
+    end: int,
+    outside: frozenset[int] = frozenset(),
+) -> RecordedPart:
     prefix = tuple(events[:start])
-    ran = tuple(e for e in events[start:end] if e.type not in _ENGINE_EVENTS)
+    ran = tuple(
+        e
+        for at, e in enumerate(events[start:end], start)
+        if e.type not in _ENGINE_EVENTS and at not in outside
+    )
     for event in ran:
         if isinstance(event, RunCancelled):
             return RecordedPart(before, prefix, ran, "cancelled", event.reason)
     finished = any(isinstance(e, RunFinished) for e in ran)
     return RecordedPart(before, prefix, ran, "finished" if finished else "stopped")
+
+
+def recorded_asker(events: Sequence[Event]) -> Asker:
+    """An asker that answers each ask step as the part ``events`` recorded it: the
+    ``AnswerRecorded`` its runner got from a face (one followed by the step's start).
+    A step the part left waiting (answered later, from outside, or never) gets no
+    answer: the replay waits there as the run did. Nobody is asked."""
+    answers: dict[str, AskReply] = {}
+    given: dict[str, AnswerRecorded] = {}
+    for event in events:
+        if isinstance(event, AnswerRecorded):
+            given[event.step] = event
+        elif isinstance(event, StepStarted) and event.step in given:
+            answer = given.pop(event.step)
+            value = answer.answer
+            reply_value = value if isinstance(value, str | bool | int | float) else None
+            answers[event.step] = AskReply(reply_value, answer.by, answer.declined)
+
+    async def ask(request: AskRequest) -> AskReply | None:
+        return answers.get(request.step)
+
+    return ask
 
 
 def _step_event_key(event: Event) -> tuple[str, str, int] | None:

@@ -39,7 +39,9 @@ from plansmith.binding import (
     ParamRef,
     Ref,
     RunRef,
+    answer_schema_from_json,
     extract,
+    is_ask_step,
     reads_json,
     ref_text,
     render,
@@ -47,11 +49,20 @@ from plansmith.binding import (
     simple_path,
     type_mismatch,
 )
-from plansmith.errors import AbsentInputError, ExecutionError, PlansmithError, ToolCallError
+from plansmith.errors import (
+    AbsentInputError,
+    AnswerError,
+    ExecutionError,
+    PlansmithError,
+    ToolCallError,
+)
+from plansmith.execution._asking import Asker, AskRequest
 from plansmith.execution._codec import bound_to_dict
 from plansmith.execution._emit import Emitter, JSONish, utc_now
 from plansmith.execution._event_fast import step_started, step_succeeded, tool_call
 from plansmith.execution._events import (
+    AnswerRecorded,
+    AwaitingAnswer,
     Event,
     Replanned,
     RunCancelled,
@@ -61,6 +72,8 @@ from plansmith.execution._events import (
     StepProgress,
     StepRetrying,
     StepSkipped,
+    StepStarted,
+    StepSucceeded,
 )
 from plansmith.execution._heap import frozen_heap
 from plansmith.execution._invoker import ErrorClass, ToolCall, ToolInvoker, ToolResult
@@ -83,9 +96,12 @@ from plansmith.execution._wrappers import (
     classify_result,
     unasked_cancellation,
 )
-from plansmith.model import JSONValue, Tier
+from plansmith.model import JSONValue, Tier, check_answer
 
-__all__ = ["Runner", "RunOutcome", "idempotency_key", "unapproved_tiers"]
+__all__ = ["AWAITING_ANSWER", "Runner", "RunOutcome", "idempotency_key", "unapproved_tiers"]
+
+#: the outcome (and the view's state) of a run whose ask steps wait for an answer
+AWAITING_ANSWER = "awaiting answer"
 
 
 def idempotency_key(run_id: str, step_id: str) -> str:
@@ -126,6 +142,7 @@ class Runner:
         sleep: Sleep = anyio.sleep,
         emitter: Emitter | None = None,
         unattended_tiers: frozenset[Tier] = frozenset(),
+        asker: Asker | None = None,
     ) -> None:
         if state.bound is None:
             raise ExecutionError(f"run {state.run_id} has no plan to run")
@@ -137,6 +154,9 @@ class Runner:
         self.replan = replan
         self.max_replans = max_replans
         self.unattended_tiers = unattended_tiers
+        self.asker = asker
+        self._waiting: list[str] = []  # ask steps left waiting for an answer
+        self._answered: list[str] = []  # ask steps answered otherwise than the plan assumed
         self.env = dict(env or {})
         self.run_dir = run_dir
         self.monotonic = monotonic
@@ -221,6 +241,11 @@ class Runner:
             return RunOutcome(self.state.run_id, "stopped", None, self._outputs())
         if self._cancel_reason is not None:
             return self._finish_cancelled(self._cancel_reason)
+        if self._waiting and not self.state.failed_pending:
+            self.emitter.flush()
+            waiting = ", ".join(self._waiting)
+            reason = f"step(s) {waiting} wait for an answer"
+            return RunOutcome(self.state.run_id, AWAITING_ANSWER, reason, self._outputs())
         return self._finish()
 
     def _finish_cancelled(self, reason: str) -> RunOutcome:
@@ -240,7 +265,9 @@ class Runner:
             return RunOutcome(st.run_id, "failed", reason, self._outputs())
         stuck = [i for i, state in st.states.items() if state is StepState.PENDING]
         if stuck:  # a dependency that can never succeed: not a success
-            reason = f"step(s) {', '.join(stuck[:5])} could not become ready"
+            reason = self._failure_reason or (
+                f"step(s) {', '.join(stuck[:5])} could not become ready"
+            )
             self.emit(RunFinished(run_id=st.run_id, state="failed", reason=reason))
             return RunOutcome(st.run_id, "failed", reason, self._outputs())
         self.emit(RunFinished(run_id=st.run_id, state="succeeded"))
@@ -267,7 +294,7 @@ class Runner:
         to start is returned instead, so that the calling worker runs it next (a chain
         then costs no task switch per step)."""
         st = self.state
-        if st.failed_pending:
+        if st.failed_pending or self._answered:
             return None  # wait for the steps in flight, then replan
         steps = self._steps
         dispatched = self._dispatched
@@ -379,6 +406,10 @@ class Runner:
             if self.state.failed_pending and await self._try_replan():
                 self._index_plan()
                 continue
+            answered = self._answered and not self.state.failed_pending
+            if answered and await self._replan_after_answer():
+                self._index_plan()
+                continue
             return
 
     async def _worker(self, first: _Step) -> None:
@@ -420,26 +451,11 @@ class Runner:
             failed=tuple(by_id[i] for i in failed_ids if i in by_id),
             replans=st.replans,
             should_stop=stop.is_set,
+            answers=tuple(st.answers.items()),
         )
-        self.emitter.flush()  # the failure is recorded before the search, however long
-        try:
-            new = await anyio.to_thread.run_sync(self.replan, request, abandon_on_cancel=True)
-        except PlansmithError as error:
-            why = replan_failure(error)  # the message, then each problem with its place
-            self._failure_reason = f"step(s) {failures} failed; replanning failed: {why}"
-            return False
-        finally:
-            stop.set()
+        what = f"step(s) {failures} failed"
+        new = await self._search(request, stop, what, f"{what} and no other plan reaches the goal")
         if new is None:
-            self._failure_reason = f"step(s) {failures} failed and no other plan reaches the goal"
-            return False
-        widened = unapproved_tiers(new, st.plan_tiers | self.unattended_tiers)
-        if widened:
-            self._failure_reason = (
-                f"step(s) {failures} failed; the new plan {new.plan_hash} needs tier(s)"
-                f" {', '.join(widened)}, which the approval of plan {st.plan_hash} did not"
-                " cover: start a new run to approve it"
-            )
             return False
         self.emit(
             Replanned(
@@ -449,6 +465,169 @@ class Runner:
                     f"{step} failed ({st.failures.get(step, 'no reason recorded')})"
                     for step in st.failed_pending
                 ),
+                plan_hash=new.plan_hash,
+                bound=bound_to_dict(new),
+            )
+        )
+        return True
+
+    async def _ask(self, info: _Step) -> None:
+        """An ask step: its recorded answer, else the asker's (``AnswerRecorded``), else
+        it stays pending and the run waits (``AwaitingAnswer``). Answered, it succeeds
+        with the output ``answer``; an enum or yes/no answer other than the one the plan
+        assumed has the rest planned again from the state it makes (``_answered``)."""
+        st = self.state
+        bound = info.bound
+        step_id = info.id
+        arguments = bound.arguments
+        if not isinstance(arguments, dict):
+            raise ExecutionError(f"step {step_id}: an ask step's arguments are no object")
+        schema = answer_schema_from_json(arguments.get("answer"))
+        assumed = arguments.get("assumed")
+        recorded = st.answers.get(step_id)
+        if recorded is None:
+            rendered = render(arguments.get("question", ""), self._resolve(bound))
+            question = rendered if isinstance(rendered, str) else str(rendered)
+            if step_id not in st.awaiting_answer:
+                answer = arguments.get("answer")
+                self.emit(
+                    AwaitingAnswer(
+                        run_id=st.run_id,
+                        step=step_id,
+                        action=info.action,
+                        question=question,
+                        answer=dict(answer) if isinstance(answer, dict) else {},
+                        assumed=assumed,
+                    )
+                )
+                self.emitter.flush()  # a face that lists waiting runs sees it now
+            reply = None
+            if self.asker is not None:
+                request = AskRequest(
+                    st.run_id, step_id, info.action, info.args, question, schema, assumed
+                )
+                reply = await self.asker(request)
+            value: JSONValue = None
+            if reply is not None:
+                value = reply.answer
+                if value is None and reply.declined:
+                    value = schema.default
+                if value is not None:
+                    try:
+                        value = check_answer(schema, value)
+                    except AnswerError:
+                        reply = None  # an asker's answer the schema refuses: ask again later
+            if reply is None:
+                self._waiting.append(step_id)
+                return
+            self.emit(
+                AnswerRecorded(
+                    run_id=st.run_id,
+                    step=step_id,
+                    answer=value,
+                    by=reply.by,
+                    declined=reply.declined,
+                )
+            )
+            if value is None:
+                self._ask_failed(
+                    info,
+                    f"the question was {reply.declined or 'not answered'} and"
+                    f" {info.action} declares no default answer",
+                )
+                return
+            recorded = value
+        emitter = self.emitter
+        attempt = st.attempts.get(step_id, 0) + 1
+        self.emit(emitter.new(StepStarted, attempt=attempt, key=info.key, **_common(bound)))
+        self.emit(
+            emitter.new(
+                StepSucceeded,
+                attempt=attempt,
+                duration_ms=0.0,
+                outputs={"answer": recorded},
+                **_common(bound),
+            )
+        )
+        if schema.type in ("enum", "boolean") and recorded != assumed:
+            self._answered.append(step_id)
+
+    def _ask_failed(self, info: _Step, message: str) -> None:
+        emitter = self.emitter
+        attempt = self.state.attempts.get(info.id, 0) + 1
+        self.emit(emitter.new(StepStarted, attempt=attempt, key=info.key, **_common(info.bound)))
+        self.emit(
+            emitter.new(
+                StepFailed,
+                attempt=attempt,
+                error_class=ErrorClass.TOOL_ERROR,
+                message=message,
+                retryable=False,
+                **_common(info.bound),
+            )
+        )
+
+    async def _search(
+        self, request: ReplanRequest, stop: threading.Event, what: str, none: str
+    ) -> BoundPlan | None:
+        """The replan hook's new plan for ``request`` (in a worker thread: the event loop,
+        its views, signal handlers and ``cancel`` go on while the planner searches), or
+        None with the run's failure reason set: ``what`` happened, then why there is no
+        plan (``none`` when the hook found none), or that the plan needs tiers the
+        approval did not cover."""
+        st = self.state
+        replan = self.replan
+        assert replan is not None  # the callers return before, without it
+        self.emitter.flush()  # what led here is recorded before the search, however long
+        try:
+            new = await anyio.to_thread.run_sync(replan, request, abandon_on_cancel=True)
+        except PlansmithError as error:
+            why = replan_failure(error)  # the message, then each problem with its place
+            self._failure_reason = f"{what}; replanning failed: {why}"
+            return None
+        finally:
+            stop.set()
+        if new is None:
+            self._failure_reason = none
+            return None
+        widened = unapproved_tiers(new, st.plan_tiers | self.unattended_tiers)
+        if widened:
+            self._failure_reason = (
+                f"{what}; the new plan {new.plan_hash} needs tier(s)"
+                f" {', '.join(widened)}, which the approval of plan {st.plan_hash} did not"
+                " cover: start a new run to approve it"
+            )
+            return None
+        return new
+
+    async def _replan_after_answer(self) -> bool:
+        """Plan the rest again from the state the answers of ``_answered`` made (the same
+        replan hook a failure uses, with no step given up; not counted in its budget)."""
+        st = self.state
+        assert st.bound is not None
+        answered = "; ".join(f"step {s} was answered {st.answers.get(s)!r}" for s in self._answered)
+        self._answered = []
+        if self.replan is None:
+            self._failure_reason = f"{answered}, not what the plan assumed, and replanning is off"
+            return False
+        by_id = {s.id: s.step for s in st.bound.steps}
+        stop = threading.Event()
+        request = ReplanRequest(
+            succeeded=tuple(by_id[i] for i in st.order if i in by_id),
+            failed=(),
+            replans=st.replans,
+            should_stop=stop.is_set,
+            answers=tuple(st.answers.items()),
+        )
+        none = f"{answered}, and no plan reaches the goal from there"
+        new = await self._search(request, stop, answered, none)
+        if new is None:
+            return False
+        self.emit(
+            Replanned(
+                run_id=st.run_id,
+                failed=(),
+                reason=f"{answered}, not what the plan assumed",
                 plan_hash=new.plan_hash,
                 bound=bound_to_dict(new),
             )
@@ -519,6 +698,9 @@ class Runner:
         wrapper (and its callback) only after a failure. What is the same in every
         attempt of the step was read from the plan once, in ``info``.
         """
+        if info.ask:
+            await self._ask(info)
+            return
         st = self.state
         bound = info.bound
         step_id = info.id
@@ -688,6 +870,7 @@ class _Step:
         "action",
         "after",
         "args",
+        "ask",
         "bound",
         "dependents",
         "id",
@@ -718,6 +901,7 @@ class _Step:
         self.after = bound.after
         self.timeout = bound.policy.timeout
         self.key = idempotency_key(run_id, step.id)
+        self.ask = is_ask_step(bound.server, bound.tool)
         self.position = position  # in the plan: ready steps start in this order
         self.dependents: list[str] = []  # the live steps that wait for this one
         self.reads_json, self.paths = _read_outputs(bound.outputs)

@@ -16,6 +16,8 @@ from plansmith.binding import BoundPlan
 from plansmith.errors import ExecutionError, Location
 from plansmith.execution._codec import bound_from_dict
 from plansmith.execution._events import (
+    AnswerRecorded,
+    AwaitingAnswer,
     Event,
     PlanApproved,
     PlanReady,
@@ -136,6 +138,11 @@ class RunState:
     finished: str | None = None
     finished_reason: str | None = None  # why it failed or was cancelled
     last_seq: int = 0
+    #: the answers recorded for ask steps (step id -> answer; a declined question with no
+    #: default has none)
+    answers: dict[str, JSONValue] = field(default_factory=dict)
+    #: the ask steps waiting for an answer (step id -> its ``AwaitingAnswer``)
+    awaiting_answer: dict[str, AwaitingAnswer] = field(default_factory=dict)
 
 
 def fold(run_id: str, events: Iterable[Event]) -> RunState:
@@ -214,6 +221,12 @@ def apply_event(run: RunState, event: Event) -> None:
         run.finished_reason = event.reason
     elif isinstance(event, RunRetried):
         _retried(run)
+    elif isinstance(event, AwaitingAnswer):
+        run.awaiting_answer[event.step] = event
+    elif isinstance(event, AnswerRecorded):
+        run.awaiting_answer.pop(event.step, None)
+        if event.answer is not None:
+            run.answers[event.step] = event.answer
 
 
 def _retried(run: RunState) -> None:

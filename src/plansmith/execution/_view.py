@@ -48,6 +48,7 @@ RUN_STATES = (
     "awaiting approval",
     "approved",
     "running",
+    "awaiting answer",
     "succeeded",
     "failed",
     "cancelled",
@@ -298,6 +299,8 @@ class RunView:
         finished; whether an engine still drives it the events cannot tell."""
         if self.run.finished is not None:
             return self.run.finished
+        if self.run.awaiting_answer:
+            return "awaiting answer"
         if self.started is not None:
             return "running"
         if self.run.approved is not None:
@@ -327,6 +330,17 @@ class RunView:
             "plan_hash": self.plan_hash,
             "awaiting_tiers": list(self.awaiting_tiers),
             "awaiting": self.awaiting,
+            "awaiting_answer": [
+                {
+                    "step": a.step,
+                    "action": a.action,
+                    "question": a.question,
+                    "answer": a.answer,
+                    "assumed": a.assumed,
+                    "since": a.time,
+                }
+                for a in self.run.awaiting_answer.values()
+            ],
             "approved": self.approved,
             "approved_by": self.approved_by,
             "approver": self.approver,

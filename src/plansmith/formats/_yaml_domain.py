@@ -11,9 +11,11 @@ from __future__ import annotations
 from yaml.nodes import MappingNode, Node, ScalarNode
 
 from plansmith.errors import DomainError
+from plansmith.formats._yaml_ask import ASK_KEYS, read_ask
 from plansmith.formats._yaml_items import items
 from plansmith.formats._yaml_node import (
     LOOSE_NAME,
+    Fields,
     Source,
     did_you_mean,
     fields,
@@ -53,7 +55,8 @@ _DOMAIN_KEYS = (
     "goals",
     "$schema",
 )
-_ACTION_KEYS = ("parameters", "precondition", "effect", "cost", "tier")
+_ACTION_KEYS = ("parameters", "precondition", "effect", "cost", "tier", *ASK_KEYS)
+_KINDS = ("tool", "ask")
 _GOAL_KEYS = ("description", "goal", "parameters")
 _TIERS = tuple(t.value for t in Tier)
 
@@ -183,7 +186,8 @@ def _action(src: Source, vocab: Vocabulary, key: ScalarNode, node: Node) -> Acti
         cost = number(src, cost_node, f"the cost of {what}")
         if cost < 0:
             raise src.fail(cost_node, f"the cost of {what} is negative", hint="use 0 or more")
-    tier = Tier.WRITE
+    kind = _kind(src, table, what)
+    tier = Tier.READ if kind == "ask" else Tier.WRITE
     tier_node = value_of(table, "tier")
     if tier_node is not None and not is_null(tier_node):
         value = text(src, tier_node, f"the tier of {what}")
@@ -195,7 +199,34 @@ def _action(src: Source, vocab: Vocabulary, key: ScalarNode, node: Node) -> Acti
                 hint=f"{guess + ' ' if guess else ''}a tier is one of: {', '.join(_TIERS)}",
             )
         tier = Tier(value)
-    return ActionSchema(action, params, precondition, tuple(effect), cost, tier, src.loc(key))
+    if kind != "ask":
+        for extra in ASK_KEYS[1:]:
+            if extra in table:
+                raise src.fail(
+                    table[extra][0],
+                    f"{extra!r} is for an ask action, and {what} is not one",
+                    hint="add `kind: ask` to make a person answer this action",
+                )
+        return ActionSchema(action, params, precondition, tuple(effect), cost, tier, src.loc(key))
+    names = frozenset(p.name for p in params)
+    ask = read_ask(src, vocab, scope, table, node, what, tuple(effect), names)
+    assumed = ask.effects_of(ask.assumed)
+    return ActionSchema(action, params, precondition, assumed, cost, tier, src.loc(key), ask=ask)
+
+
+def _kind(src: Source, table: Fields, what: str) -> str:
+    node = value_of(table, "kind")
+    if node is None or is_null(node):
+        return "tool"
+    kind = text(src, node, f"the kind of {what}")
+    if kind not in _KINDS:
+        guess = did_you_mean(kind, _KINDS)
+        raise src.fail(
+            node,
+            f"unknown kind {kind!r} of {what}",
+            hint=f"{guess + ' ' if guess else ''}an action's kind is one of: {', '.join(_KINDS)}",
+        )
+    return kind
 
 
 def _goal(src: Source, vocab: Vocabulary, key: ScalarNode, node: Node) -> NamedGoal:

@@ -19,8 +19,11 @@ def plan_and_run_prompt(request: str, domain: str = "") -> str:
         "binding check. If needs_approval is true, ask the user; when they agree, call "
         "approve_plan with the plan_hash.\n"
         "3. Call start_run with the plan_hash; it returns a run_id at once.\n"
-        "4. Call get_run_status until state is succeeded, failed or cancelled (do not call "
-        "any step's tool yourself: plansmith runs every step).\n"
+        "4. Call await_run (or get_run_status) until state is succeeded, failed or "
+        "cancelled (do not call any step's tool yourself: plansmith runs every step). When "
+        "state is awaiting answer, a step waits for the user's decision: await_run asks the "
+        "user itself if you support elicitation; otherwise show the user each question and "
+        "the answers its schema allows, and call answer_question with theirs.\n"
         "5. Call get_run_report and give the user its Markdown."
     )
 

@@ -26,6 +26,7 @@ from mcp.types import INVALID_PARAMS, CreateMessageResult
 
 from plansmith.domains.research.desk import ResearchService
 from plansmith.errors import InputError, PlansmithError
+from plansmith.mcp._ask_tools import add_ask_tools
 from plansmith.mcp._describe import with_research_tools
 from plansmith.mcp._hints import acts, reads
 from plansmith.mcp._legacy_updates import Check, LegacySubscriptions
@@ -124,7 +125,9 @@ def build_face_server(
         name,
         version="0.1.0",
         instructions="Plan first, then act: make_plan, approve_plan, start_run, "
-        "get_run_status until done, get_run_report. See the prompt plan_and_run.",
+        "await_run (or get_run_status) until done, get_run_report. A run in state "
+        "'awaiting answer' waits for a person: await_run asks the user (elicitation), "
+        "or answer_question. See the prompt plan_and_run.",
         log_level=log_level,
         lifespan=_lifespan(service, research, on_exit, background, updates),
         subscriptions=bus,
@@ -224,6 +227,7 @@ def build_face_server(
         inputs: dict[str, str] | None = None,
         translator: Translator = "auto",
         costs: Literal["declared", "learned"] = "declared",
+        after_run: str | None = None,
     ) -> PlanResult:
         """Plan for a goal (["pred(obj)", ...]), HTN tasks, or a natural-language request.
 
@@ -233,7 +237,9 @@ def build_face_server(
         Mermaid DAG, tiers needing approval and a binding check against the live servers;
         or, when the request is ambiguous, the candidates and why. ``costs="learned"``:
         plan with action costs learned from the run log (A* with LM-cut; the run keeps
-        them for its replans).
+        them for its replans). ``after_run``: a finished run of this domain to follow up:
+        the new goal is planned from its final state, and its outputs are read by
+        reference, not made again.
         """
 
         async def work() -> PlanResult:
@@ -259,6 +265,7 @@ def build_face_server(
                 translation=given,
                 owner=label(ctx),
                 costs=costs,
+                after_run=after_run,
             )
             await ctx.report_progress(3, 3, message=result.status)
             return result
@@ -272,7 +279,8 @@ def build_face_server(
 
     @server.tool(**acts("Start a run", destructive=True, idempotent=True, open_world=True))
     async def start_run(plan_hash: str, ctx: Context) -> RunHandle:
-        """Start running an approved plan; returns a run id at once (poll get_run_status)."""
+        """Start running an approved plan; returns a run id at once (then await_run, or
+        poll get_run_status)."""
         handle = await _guard(lambda: service.start_run(plan_hash, owner=owner(ctx)))
         updates.follow(service.table, handle.run_id)  # plansmith://runs/{id} updates
         return handle
@@ -303,6 +311,9 @@ def build_face_server(
         header on every later request; the runs you start then are yours alone."""
         return SessionInfo(session=owners.issue(), header="X-Plansmith-Session")
 
+    add_ask_tools(  # await_run, answer_question: a person's answers to ask steps
+        server, service, owners, follow=lambda run_id: updates.follow(service.table, run_id)
+    )
     _resources(server, service, owners)
     if research is not None:
         add_research_tools(server, research, owners, openai=openai)

@@ -20,9 +20,10 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 
@@ -36,9 +37,11 @@ from plansmith.engine import (
     RunInputs,
     RunTable,
     build_report,
+    inheritance,
     report_markdown,
 )
 from plansmith.errors import (
+    AnswerError,
     ApprovalRequiredError,
     InputError,
     Location,
@@ -48,6 +51,8 @@ from plansmith.errors import (
 )
 from plansmith.execution import (
     ApprovalPolicy,
+    AskReply,
+    AskRequest,
     RunInfo,
     RunView,
     learned_cost_table,
@@ -72,10 +77,13 @@ from plansmith.model import JSONValue, Plan, Problem
 from plansmith.planning import match_goal
 from plansmith.servers import load_servers
 
-__all__ = ["FaceService", "DriveElsewhere", "drive_with_cli"]
+__all__ = ["FaceService", "DriveElsewhere", "drive_with_cli", "Declined"]
 
 #: how a run is driven outside this process (``--detach-runs``): the command for a run id
 DriveElsewhere = Callable[[str], Sequence[str]]
+
+#: how a person would not answer a question: ``declined`` it, or ``cancelled`` the asking
+Declined = Literal["declined", "cancelled"]
 
 _LISTED = 50  # runs ``list_runs`` shows, newest first
 _CLIENT_CANCEL = "cancelled by the client"
@@ -120,6 +128,23 @@ class FaceService:
         self.policy = policy or ApprovalPolicy()
         self.drive_elsewhere = drive_elsewhere
         self.patches = PatchDesk(self.folders, self._report)
+        #: declines a host gave (elicitation), for the runs' next drive to take
+        self._declines: dict[tuple[str, str], AskReply] = {}
+        self._install_asker()
+
+    def _install_asker(self) -> None:
+        """The engine's runs ask through this service: an ask step takes the decline a
+        host gave for it (``decline``), else the engine's own asker's reply, else none
+        (the run waits, ``awaiting answer``, for ``answer`` or ``decline``)."""
+        before = self.engine.asker
+
+        async def ask(request: AskRequest) -> AskReply | None:
+            reply = self._declines.pop((request.run_id, request.step), None)
+            if reply is not None:
+                return reply
+            return None if before is None else await before(request)
+
+        self.engine.asker = ask
 
     @classmethod
     def on(
@@ -219,12 +244,21 @@ class FaceService:
         translation: Translation | None = None,
         owner: str = "",
         costs: str = "declared",
+        after_run: str | None = None,
     ) -> PlanResult:
         """Plan, then make the run (bound, held for approval); a binding that fails is
         in ``binding`` (the run is recorded failed). ``inputs`` (or files the request
         names) become objects, facts and the runs' servers for a domain that takes them.
         A domain made by code takes its scenario (and options) as ``inputs``, or the
-        request names the scenario (``_make_made_plan``)."""
+        request names the scenario (``_make_made_plan``). ``after_run``: a finished run
+        of this domain to follow up: planned from its final state, its steps' outputs
+        read by reference and not made again (checked first: ``InputError``)."""
+        if domain in self.made and after_run is not None:
+            raise InputError(
+                f"{domain} is made by code: its runs cannot follow up another run",
+                location=Location(argument="after_run"),
+                hint="follow up a run of a domain folder",
+            )
         if domain in self.made:
             if goal or tasks or objects or init:
                 raise InputError(
@@ -268,6 +302,9 @@ class FaceService:
         translation = translation or Translation("structured", None, tuple(goal), tuple(tasks))
         files.check_needed(folder.name, goal)
         text, problem = problem_of(folder, goal=goal, tasks=tasks, objects=objects, init=init)
+        if after_run is not None:  # from the parent's final state (refused: nothing made)
+            parent = inheritance(self.engine.log, after_run, domain=problem.domain.name)
+            problem = replace(problem, init=parent.state)
         table = self._costs(problem, costs)
         if table:
             problem = with_action_costs(problem, table)
@@ -284,10 +321,12 @@ class FaceService:
         }
         if table:
             asked["costs"] = dict(table)
+        if after_run is not None:
+            asked["after"] = after_run
         if files.prepared is not None:
             asked["inputs"] = dict(files.prepared.files)
         run_id, binding = await self._make_run(
-            folder, plan, text, asked, owner, files.servers_file, costs=table
+            folder, plan, text, asked, owner, files.servers_file, costs=table, after=after_run
         )
         tiers = self._tiers(plan)
         result = plan_result(
@@ -421,6 +460,7 @@ class FaceService:
         servers_file: Path | None = None,
         *,
         costs: Mapping[str, float] | None = None,
+        after: str | None = None,
     ) -> tuple[str | None, BindingCheck]:
         ready = folder.check_readiness()  # now: a venv may have been built since the start
         why = f"the domain cannot run here: {ready.reason} (fix: {ready.fix})"
@@ -442,6 +482,7 @@ class FaceService:
                 asked=asked,
                 run_id=run_id,
                 costs=costs,
+                after=after,
             )
         except PlansmithError as error:
             recorded = self._recorded(run_id)
@@ -570,6 +611,8 @@ class FaceService:
         if report["state"] == "running":  # no RunFinished (yet): the status says where
             status = self.get_run_status(run_id, owner=owner)
             report["state"], report["reason"] = status.state, status.error
+            if status.questions:  # ask steps that wait for a person
+                report["questions"] = [vars(q) for q in status.questions]
         return report
 
     def run_events(self, run_id: str, *, owner: str = "") -> list[dict[str, JSONValue]]:
@@ -594,6 +637,95 @@ class FaceService:
         if self.table.view(run_id).finished is None and pid_file.is_file():
             with contextlib.suppress(OSError, ValueError):  # gone: resumable, or finished
                 os.kill(int(pid_file.read_text(encoding="utf-8")), signal.SIGINT)  # Ctrl-C
+
+    # -- ask steps: a person's answers ----------------------------------------------------
+
+    async def settle(
+        self,
+        run_id: str,
+        *,
+        owner: str = "",
+        wait: float = 60.0,
+        moved: Callable[[RunStatus], Awaitable[None]] | None = None,
+    ) -> RunStatus:
+        """The run's status once this process drives it no more: it finished, its ask
+        steps wait for an answer (``awaiting answer``), it is held for approval, or a
+        process of its own drives it; or once ``wait`` seconds passed. ``moved`` is
+        awaited with the status at each event meanwhile (progress)."""
+        self._view(run_id, owner)
+        with anyio.move_on_after(wait):
+            while (handle := self.table.handle(run_id)) is not None:
+                feed = handle.feed
+                changed = feed.signal  # taken before looking: no event is missed
+                if feed.finished or feed.closed:
+                    break
+                await changed.wait()
+                if moved is not None:
+                    await moved(self.get_run_status(run_id, owner=owner))
+        return self.get_run_status(run_id, owner=owner)
+
+    async def answer(
+        self,
+        run_id: str,
+        step: str,
+        value: JSONValue,
+        *,
+        owner: str = "",
+        by: str,
+        as_text: bool = False,
+    ) -> RunStatus:
+        """``by`` answers ask step ``step`` of ``run_id`` (``Engine.record_answer``: an
+        answer its schema refuses is an ``AnswerError`` with the schema's reason, and
+        the run keeps waiting), then the run goes on. The run's steps in flight end
+        first, when it is being driven still."""
+        self._view(run_id, owner)
+        await self._drive_ended(run_id)
+        self.engine.record_answer(run_id, step, value, by=by, as_text=as_text)
+        self.table.feed(run_id).catch_up(self.engine.log.events(run_id))
+        await self._go_on(run_id)
+        return self.get_run_status(run_id, owner=owner)
+
+    async def decline(
+        self, run_id: str, step: str, declined: Declined, *, owner: str = "", by: str
+    ) -> RunStatus:
+        """``by`` would not answer ask step ``step`` (``declined``, or ``cancelled`` the
+        asking): the run goes on, and its ask step takes the domain's default answer
+        (recorded as declined), or fails saying there is none."""
+        self._view(run_id, owner)
+        await self._drive_ended(run_id)
+        waiting = self.table.view(run_id).run.awaiting_answer
+        if step not in waiting:
+            raise AnswerError(
+                f"step {step!r} of run {run_id} does not wait for an answer",
+                location=Location(argument="step"),
+                hint=f"the steps of run {run_id} that wait for one: "
+                + (", ".join(waiting) or "none"),
+            )
+        if self.drive_elsewhere is not None:  # its own process asks no one here
+            raise InputError(
+                f"run {run_id} is driven by a process of its own: a declined question"
+                " cannot be passed to it",
+                hint="answer it with answer_question (the default answer, if the question has one)",
+            )
+        self._declines[(run_id, step)] = AskReply(None, by=by, declined=declined)
+        try:
+            await self._go_on(run_id)
+        except BaseException:
+            self._declines.pop((run_id, step), None)  # not taken: the run keeps waiting
+            raise
+        return self.get_run_status(run_id, owner=owner)
+
+    async def _drive_ended(self, run_id: str) -> None:
+        handle = self.table.handle(run_id)
+        if handle is not None:
+            await handle.done.wait()
+
+    async def _go_on(self, run_id: str) -> None:
+        """The answered run goes on: in this table, or in a process of its own."""
+        if self.drive_elsewhere is not None:
+            self._detach(run_id)
+        else:
+            await self.table.resume(run_id)
 
     def list_runs(self, *, owner: str = "") -> RunList:
         infos = self.table.list(owner=None if self.share_runs else owner, limit=_LISTED)

@@ -19,6 +19,7 @@ __all__ = [
     "PlanResult",
     "ApprovalResult",
     "RunHandle",
+    "Question",
     "RunStatus",
     "RunList",
     "RunReport",
@@ -171,7 +172,27 @@ class RunHandle:
 
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
+class Question:
+    """An ask step of a run that waits for a person's answer: its ``question``
+    (rendered), ``schema`` (the answer as a JSON Schema property: what
+    ``answer_question`` takes and elicitation asks), ``expects`` (the schema as people
+    read it: ``one of: as_is, redact``), the answer the plan ``assumed`` and ``since``
+    when it waits."""
+
+    step: str
+    action: str
+    question: str
+    schema: dict[str, Any]
+    expects: str
+    assumed: str | bool | int | float | None = None
+    since: str = ""
+
+
+@dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema
 class RunStatus:
+    """``state`` is ``awaiting answer`` when ask steps wait for a person: ``questions``
+    lists them and ``hint`` says how to answer."""
+
     run_id: str
     plan_hash: str
     state: str
@@ -182,6 +203,8 @@ class RunStatus:
     failures: tuple[str, ...] = ()
     replans: int = 0
     error: str | None = None
+    questions: tuple[Question, ...] = ()
+    hint: str | None = None
 
 
 @dataclass(frozen=True)  # no slots: the SDK reads class defaults for the output schema

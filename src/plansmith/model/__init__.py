@@ -1,6 +1,17 @@
 """Frozen values: types, atoms, domains, problems, ground actions and plans; the rule
 for run ids."""
 
+from plansmith.model._ask import (
+    ANSWER_TYPES,
+    AnswerSchema,
+    AnswerValue,
+    AskSpec,
+    answer_from_text,
+    answer_json_schema,
+    answer_key,
+    answered_schema,
+    check_answer,
+)
 from plansmith.model._canonical import JSONValue, canonical_json, canonical_value, content_hash
 from plansmith.model._domain import (
     ActionSchema,
@@ -46,6 +57,16 @@ from plansmith.model._pydomain import PyCallable, PyDomain, PyProblem
 from plansmith.model._run_id import RUN_ID_FORM, RUN_ID_MAX_LENGTH, RUN_ID_PATTERN, check_run_id
 
 __all__ = [
+    # ask actions
+    "ANSWER_TYPES",
+    "AnswerSchema",
+    "AnswerValue",
+    "AskSpec",
+    "answer_from_text",
+    "answer_json_schema",
+    "answer_key",
+    "answered_schema",
+    "check_answer",
     # logic
     "ROOT_TYPE",
     "Atom",

@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Protocol, TypeVar
 
 from plansmith.errors import Location, UnsupportedFeatureError
+from plansmith.model._ask import AskSpec
 from plansmith.model._logic import (
     OMIT_DEFAULT,
     Atom,
@@ -105,6 +106,9 @@ class ActionSchema(_Parameterised):
     formula: tuple[Formula, ...] = field(default=(), metadata=OMIT_DEFAULT)
     conditional: tuple[ConditionalEffect, ...] = field(default=(), metadata=OMIT_DEFAULT)
     hidden: int = field(default=0, metadata=OMIT_DEFAULT)
+    #: an ask action's question, answer schema and effects by answer (``effect`` holds
+    #: those of the answer the planner assumes); None for an action that calls a tool
+    ask: AskSpec | None = field(default=None, metadata=OMIT_DEFAULT)
 
     @property
     def adl(self) -> bool:

@@ -18,7 +18,7 @@ from plansmith.domains.research import MAX_QUESTION_BYTES
 from plansmith.errors import InputError, Location
 from plansmith.execution import bound_to_dict, metrics_of, parse_time, parse_window
 from plansmith.model import RUN_ID_MAX_LENGTH, RUN_ID_PATTERN, check_run_id
-from plansmith.web._controller import Controller
+from plansmith.web._controller import Controller, Costs
 from plansmith.web._errors import ERROR_RESPONSES, ErrorOut
 from plansmith.web._goals import GoalChoice, goal_forms, input_forms
 from plansmith.web._metrics import exposition, read_runs
@@ -61,7 +61,9 @@ class PlanRequest(BaseModel):
     object for each parameter (the objects and init of its default problem). ``inputs``
     (the domain's inputs by name: a file's or folder's path, a value) go with a goal,
     whose objects and init they then make, or alone, for a domain whose inputs make the
-    whole job (the lab's PCR)."""
+    whole job (the lab's PCR). ``costs``: the action costs to plan with, the domain's
+    (``declared``) or the ones learned from the run log (``learned``: expected duration
+    over success rate, the declared cost as the prior; a domain made from files)."""
 
     model_config = {"extra": "forbid"}
     domain: Name
@@ -69,6 +71,7 @@ class PlanRequest(BaseModel):
     goal: Name | None = None
     args: Annotated[dict[Name, Name], Field(max_length=32)] = {}
     inputs: Annotated[dict[Name, InputValue], Field(max_length=16)] = {}
+    costs: Costs = "declared"
 
     @model_validator(mode="after")
     def _one_of_problem_or_goal(self) -> PlanRequest:
@@ -89,9 +92,29 @@ class PlanRequest(BaseModel):
         return self.problem
 
 
+class RunRequest(PlanRequest):
+    """A run of a problem or goal (as ``PlanRequest``); ``after``: a finished run of the
+    same domain it follows up (the run page's "continue from here"): planned from that
+    run's final state, its steps read that run's outputs and do not call them again."""
+
+    after: RunIdText | None = None
+
+
 class ApproveRequest(BaseModel):
     model_config = {"extra": "forbid"}
     plan_hash: Annotated[str, Field(pattern=HASH_PATTERN)]
+
+
+class AnswerRequest(BaseModel):
+    """The answer to an ask step of a run that waits for it: ``step`` (its id, as the
+    run's ``awaiting_answer`` lists it) and ``answer``, a JSON value its schema takes (a
+    choice of an enum, true/false, a number, a string)."""
+
+    model_config = {"extra": "forbid"}
+    step: Annotated[str, Field(min_length=1, max_length=200)]
+    answer: Annotated[
+        Any, Field(description="a JSON value the step's answer schema takes"), WithJsonSchema({})
+    ]
 
 
 class CancelRequest(BaseModel):
@@ -153,12 +176,26 @@ class UploadOut(BaseModel):
     sha256: str
 
 
+class LearnedCostOut(BaseModel):
+    """An action's cost learned from the run log: its ``declared`` cost, the ``cost``
+    planned with, from ``calls`` calls in ``runs`` runs, and ``why`` (the figures)."""
+
+    action: str
+    declared: float
+    cost: float
+    calls: int
+    runs: int
+    why: str
+
+
 class PlanOut(BaseModel):
     plan_hash: str
     steps: int
     plan: dict[str, Any]
     runnable: bool
     readiness: ReadinessOut
+    costs: Costs = "declared"
+    learned_costs: list[LearnedCostOut] = []
 
 
 class CheckOut(BaseModel):
@@ -213,28 +250,42 @@ async def list_domains(ctl: Ctl) -> list[dict[str, object]]:
 @api_router.post("/plan", response_model=PlanOut, tags=["plans"])
 async def plan(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
     """Plan a problem (no servers are started): the plan JSON, its hash, and whether the
-    domain can be run from here."""
-    result = await ctl.plan(body.domain, body.asked())
+    domain can be run from here. With ``costs`` ``learned``, the costs learned from the
+    run log that it was planned with (``learned_costs``: the actions with calls)."""
+    result, learned = await ctl.costed_plan(body.domain, body.asked(), costs=body.costs)
     return {
         "plan_hash": result.hash,
         "steps": len(result.steps),
         "plan": result.to_dict(),
         "runnable": ctl.entry(body.domain).runnable,
         "readiness": ctl.entry(body.domain).readiness.to_dict(),
+        "costs": body.costs,
+        "learned_costs": [
+            {
+                "action": c.action,
+                "declared": c.declared,
+                "cost": c.cost,
+                "calls": c.calls,
+                "runs": c.runs,
+                "why": c.why,
+            }
+            for c in learned
+        ],
     }
 
 
 @api_router.post("/check", response_model=CheckOut, tags=["plans"])
 async def check(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
     """Plan, start the servers the bindings use, and bind every step (or say what fails)."""
-    result, bound = await ctl.check(body.domain, body.asked())
+    result, bound = await ctl.check(body.domain, body.asked(), costs=body.costs)
     return {"plan_hash": result.hash, "steps": len(result.steps), "bound": bound_to_dict(bound)}
 
 
 @api_router.post("/runs", status_code=201, tags=["runs"])
-async def create_run(body: PlanRequest, ctl: Ctl) -> dict[str, Any]:
-    """Plan, bind and record a run; it waits for approval of its plan hash."""
-    run_id = await ctl.create_run(body.domain, body.asked())
+async def create_run(body: RunRequest, ctl: Ctl) -> dict[str, Any]:
+    """Plan, bind and record a run; it waits for approval of its plan hash. With
+    ``after`` (a finished run of the same domain), a follow-up of that run."""
+    run_id = await ctl.create_run(body.domain, body.asked(), after=body.after, costs=body.costs)
     return ctl.view(run_id).to_dict()
 
 
@@ -286,6 +337,20 @@ async def approve(
     client = request.client.host if request.client is not None else "unknown"
     await ctl.approve(run_id, body.plan_hash, by=f"web:{client}")
     return {"run_id": run_id, "status": "running"}
+
+
+@api_router.post(
+    "/runs/{run_id}/answers", status_code=202, response_model=RunAccepted, tags=["runs"]
+)
+async def answer(run_id: RunId, body: AnswerRequest, ctl: Ctl, request: Request) -> dict[str, str]:
+    """Answer an ask step of a run that waits for it (``awaiting answer``), and go on
+    with the run in the background from its answer. An answer its schema refuses is a
+    422 with the schema's reason (nothing is recorded, the run keeps waiting); a step
+    that does not wait for one, or a finished run, a 409. The run's log records who
+    answered as ``web:`` and the client's address."""
+    client = request.client.host if request.client is not None else "unknown"
+    await ctl.answer(run_id, body.step, body.answer, by=f"web:{client}")
+    return {"run_id": run_id, "status": ctl.view(run_id).status}
 
 
 @api_router.post(

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 
@@ -34,19 +35,27 @@ from plansmith.engine import (
     RunFeed,
     RunInputs,
     RunTable,
+    inheritance,
     load_problem_files,
     make_plan,
     open_engine,
 )
 from plansmith.errors import (
+    AnswerError,
     ExecutionError,
     InputError,
+    Location,
 )
 from plansmith.execution import (
     ApprovalPolicy,
+    LearnedCost,
     RunInfo,
+    RunOutcome,
+    RunStarted,
+    learned_cost_table,
+    with_action_costs,
 )
-from plansmith.model import JSONValue, Plan
+from plansmith.model import JSONValue, Plan, Problem
 from plansmith.web._catalog import (
     DomainEntry,
     domain_entries,
@@ -60,7 +69,12 @@ from plansmith.web._settings import WebSettings
 from plansmith.web._uploads import UPLOADS, mark_used, prune_uploads
 from plansmith.web._views import RunDetail, web_status
 
-__all__ = ["Controller"]
+__all__ = ["Controller", "Costs"]
+
+#: the action costs a plan is made with: the domain's (``declared``), or the ones learned
+#: from the run log (``learned``: expected duration / success rate, the declared cost as
+#: the prior), as ``plansmith plan --costs learned`` and the MCP face's ``make_plan``
+Costs = Literal["declared", "learned"]
 
 
 def _gtpyhop_problem_names(folder: Path) -> tuple[str, ...]:
@@ -176,9 +190,32 @@ class Controller:
             )
         return RunInputs(entry.domain, path, servers, entry.bindings)
 
-    async def plan(self, domain: str, problem: str | GoalChoice) -> Plan:
+    async def plan(
+        self, domain: str, problem: str | GoalChoice, *, costs: Costs = "declared"
+    ) -> Plan:
         """Plan ``problem`` of ``domain`` (in a worker thread: planning is CPU work)."""
+        return (await self.costed_plan(domain, problem, costs=costs))[0]
+
+    async def costed_plan(
+        self, domain: str, problem: str | GoalChoice, *, costs: Costs = "declared"
+    ) -> tuple[Plan, list[LearnedCost]]:
+        """``plan``, and the costs learned from the run log it was planned with (none
+        for ``declared``, or when the log has no call of the domain's actions): with
+        learned costs, the cheapest plan under them (``make_costed_plan``, as a run with
+        those costs is planned), so the plan's hash covers the costs used."""
         entry = self.entry(domain)
+        if costs == "learned":
+            self._check_costed(entry)
+            path = self._problem_path(entry, problem)
+            loaded = load_problem_files(entry.domain, path)
+            learned, table = self._learned(loaded)
+            if table:
+                costed = with_action_costs(loaded, table)
+                return await self.engine.plan(costed, costed=True), learned
+            return await anyio.to_thread.run_sync(lambda: make_plan(loaded)), learned
+        return await self._plan(entry, problem), []
+
+    async def _plan(self, entry: DomainEntry, problem: str | GoalChoice) -> Plan:
         if entry.made is not None:
             made, args = entry.made, self._made_args(entry, problem)
             return await anyio.to_thread.run_sync(lambda: made.plan_of(args)[0])
@@ -192,6 +229,36 @@ class Controller:
         )
 
     @staticmethod
+    def _check_costed(entry: DomainEntry) -> None:
+        """Learned costs are a domain made from files' (a ``costs`` error otherwise)."""
+        kind = (
+            "made by Python code"
+            if entry.made is not None
+            else "a GTPyhop folder"
+            if entry.gtpyhop
+            else None
+        )
+        if kind is not None:
+            raise InputError(
+                f"domain {entry.name!r} is {kind}: its actions have no costs to learn",
+                location=Location(argument="costs"),
+                hint="plan it with costs declared (learned costs are for a domain made from files)",
+            )
+
+    def _learned(self, problem: Problem) -> tuple[list[LearnedCost], dict[str, float]]:
+        """The costs of ``problem``'s actions the run log taught (those with calls), and
+        the table a run is planned and recorded with (``learned_cost_table``)."""
+        found = self.engine.learned_costs(problem)
+        return [c for c in found.values() if c.calls], learned_cost_table(found)
+
+    def _cost_table(self, domain: str, inputs: RunInputs, costs: Costs) -> dict[str, float]:
+        """The learned costs a run of ``inputs`` is planned with ({} for ``declared``)."""
+        if costs == "declared":
+            return {}
+        self._check_costed(self.entry(domain))
+        return self._learned(load_problem_files(inputs.domain, inputs.problem))[1]
+
+    @staticmethod
     def _made_args(entry: DomainEntry, problem: str | GoalChoice) -> dict[str, JSONValue]:
         """A made domain's run maker's arguments: its scenario (a problem, not a goal)."""
         assert entry.made is not None
@@ -202,8 +269,16 @@ class Controller:
             )
         return entry.made.args(problem, {})
 
-    async def check(self, domain: str, problem: str | GoalChoice) -> tuple[Plan, BoundPlan]:
-        plan, bound, _ = await self.engine.check(self.inputs(domain, problem))
+    async def check(
+        self, domain: str, problem: str | GoalChoice, *, costs: Costs = "declared"
+    ) -> tuple[Plan, BoundPlan]:
+        """Plan, start the servers and bind; with learned costs, the plan a run with
+        them makes (``Engine.check`` with the costs)."""
+        if costs == "learned":
+            self._check_costed(self.entry(domain))
+        inputs = self.inputs(domain, problem)
+        table = self._cost_table(domain, inputs, costs)
+        plan, bound, _ = await self.engine.check(inputs, costs=table or None)
         return plan, bound
 
     # -- runs: the engine's run table ----------------------------------------------------
@@ -270,11 +345,26 @@ class Controller:
             "plan_hash": view.plan_hash,
         }
 
-    async def create_run(self, domain: str, problem: str | GoalChoice) -> str:
+    async def create_run(
+        self,
+        domain: str,
+        problem: str | GoalChoice,
+        *,
+        after: str | None = None,
+        costs: Costs = "declared",
+    ) -> str:
         """Plan, bind and record a new run; return once it awaits approval (or runs).
         The run records what was asked (``asked``, as the MCP face's runs do): the
-        domain, the problem or the named goal with its arguments, and the inputs."""
+        domain, the problem or the named goal with its arguments, and the inputs.
+        ``after``: a finished run of the same domain this one follows up (the page's
+        "continue from here"): planned from its final state, its outputs inherited.
+        ``costs``: ``learned``, planned with the costs the run log taught (recorded in
+        ``asked`` and with the run, so that its replans and a resume use them too)."""
         entry = self.entry(domain)
+        if costs == "learned":
+            self._check_costed(entry)
+        if after is not None:
+            return await self._create_follow_up(entry, problem, after, costs)
         if entry.made is not None:
             args = self._made_args(entry, problem)
             await self.start()
@@ -287,11 +377,61 @@ class Controller:
             )
             return made.run_id
         inputs = self.inputs(domain, problem)
+        table = self._cost_table(domain, inputs, costs)
         await self.start()
         handle = await self._table().create(
-            inputs, owner="web", policy=self.policy, asked=_asked(domain, problem)
+            inputs,
+            owner="web",
+            policy=self.policy,
+            asked=_asked(domain, problem, table),
+            costs=table or None,
         )
         return handle.run_id
+
+    async def _create_follow_up(
+        self, entry: DomainEntry, problem: str | GoalChoice, after: str, costs: Costs
+    ) -> str:
+        """``create_run`` of a follow-up of run ``after``: checked before anything is
+        recorded (no such run, not finished, of another domain: ``InputError``), then
+        driven in the run table as every run is."""
+        if entry.made is not None:
+            raise InputError(
+                f"domain {entry.name!r} is made by Python code: its runs cannot follow up"
+                " another run",
+                location=Location(argument="after"),
+                hint="continue from a run of a domain made from files",
+            )
+        inputs = self.inputs(entry.name, problem)
+        domain = load_problem_files(inputs.domain, inputs.problem).domain.name
+        inheritance(self.engine.log, after, domain=domain)  # refused here, nothing recorded
+        learned = self._cost_table(entry.name, inputs, costs)
+        await self.start()
+        table, run_id = self._table(), self.engine.new_run_id()
+        asked = _asked(entry.name, problem, learned) | {"after": after}
+
+        def go(feed: RunFeed) -> Awaitable[RunOutcome]:
+            return self.engine.run(
+                inputs,
+                owner="web",
+                policy=self.policy,
+                max_parallel=table.max_parallel,
+                subscribe=feed.push,
+                run_id=run_id,
+                asked=asked,
+                after=after,
+                costs=learned or None,
+            )
+
+        handle = table.start(run_id, go, owner="web")
+        feed = handle.feed  # as ``RunTable.create``: once it awaits approval, runs, or ended
+        while not handle.done.is_set() and not any(isinstance(e, RunStarted) for e in feed.events):
+            if feed.closed:
+                await handle.done.wait()
+                break
+            await feed.wait()
+        if handle.done.is_set() and handle.error is not None:
+            raise handle.error
+        return run_id
 
     async def approve(self, run_id: str, plan_hash: str, by: str = "web") -> None:
         """``by`` approves the plan ``plan_hash`` of ``run_id``, which runs in the
@@ -310,6 +450,40 @@ class Controller:
             )
         await self.start()
         await self._table().approve(run_id, plan_hash, by=by)
+
+    async def answer(self, run_id: str, step: str, value: JSONValue, *, by: str) -> None:
+        """``by`` answers ask step ``step`` of ``run_id``, which waits for it (``awaiting
+        answer``): the engine checks ``value`` against the step's answer schema (an
+        ``AnswerError``, a 422 with the schema's reason: nothing is recorded and the run
+        keeps waiting) and records it, then the run goes on in the background from its
+        answer (as ``Engine.answer``: record, then resume)."""
+        table = self._table()
+        feed = table.feed(run_id)  # RunNotFoundError (404) for no such run
+        await self.start()  # first: from the checks to the answer's record, no await
+        handle = table.handle(run_id)
+        if handle is not None and step in feed.view.run.awaiting_answer:
+            await handle.done.wait()  # its engine stopped at the question: it is returning
+        view = self.view(run_id).view
+        if view.finished is not None:
+            raise ExecutionError(
+                f"run {run_id} has finished ({view.finished}): it waits for no answer",
+                hint=f"see what it did in its report: GET /api/runs/{run_id}/report",
+            )
+        if step not in view.run.awaiting_answer:
+            waiting = ", ".join(view.run.awaiting_answer) or "none"
+            raise ExecutionError(
+                f"step {step!r} of run {run_id} does not wait for an answer",
+                location=Location(argument="step"),
+                hint=f"the steps of run {run_id} that wait for one: {waiting}",
+            )
+        if table.is_live(run_id):
+            raise ExecutionError(f"run {run_id} is running already")
+        try:
+            self.engine.record_answer(run_id, step, value, by=by)
+        except AnswerError as error:  # the schema's reason; nothing recorded, the run waits
+            error.location = error.location or Location(argument="answer")
+            raise
+        await table.resume(run_id)
 
     async def cancel(self, run_id: str, reason: str = "cancelled from the web") -> None:
         """Stop ``run_id`` through the engine (wherever it is: running, starting, or
@@ -353,9 +527,14 @@ def _shown_input(key: str, value: JSONValue) -> str:
     return Path(str(value)).name
 
 
-def _asked(domain: str, problem: str | GoalChoice) -> dict[str, JSONValue]:
-    """What the page asked for: the run's ``asked`` (its report shows it)."""
+def _asked(
+    domain: str, problem: str | GoalChoice, costs: Mapping[str, float] | None = None
+) -> dict[str, JSONValue]:
+    """What the page asked for: the run's ``asked`` (its report shows it); ``costs``:
+    the learned action costs it was planned with, as the MCP face records them."""
     asked: dict[str, JSONValue] = {"domain": domain, "planned_by": "web"}
+    if costs:
+        asked["costs"] = {k: float(v) for k, v in sorted(costs.items())}
     if isinstance(problem, str):
         asked |= {"problem": problem, "request": f"problem {problem} of {domain}"}
         return asked

@@ -117,6 +117,7 @@ def metric_families(metrics: RunMetrics, unreadable: int = 0) -> list[Metric]:
         approvals.add_metric([domain, "person"], f.approvals_by_person)
         approvals.add_metric([domain, "policy"], f.approvals_by_policy)
         interventions.add_metric([domain, "approval"], f.approvals_by_person)
+        interventions.add_metric([domain, "answer"], f.answers)
         interventions.add_metric([domain, "cancel"], f.cancels)
         interventions.add_metric([domain, "run_retry"], f.run_retries)
         waits.add_metric([domain], _histogram(f.approval_waits_s), sum(f.approval_waits_s))

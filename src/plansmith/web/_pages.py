@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
 
 from plansmith.web._api import NAME_PATTERN, RunId
+from plansmith.web._controller import Costs
 from plansmith.web._html import html_page
 
 __all__ = ["pages_router", "page"]
@@ -29,6 +30,8 @@ _PLAN_BODY = (
     '<button id="approve" class="primary" disabled>Approve</button>'
     '<button id="create" class="primary" hidden>Bind and create run</button></section>'
     '<p id="message" class="message" hidden></p>'
+    # planned with learned costs: which, from how many runs (plan.js fills it)
+    '<div id="costs" class="learned-costs" hidden></div>'
     '<div class="split"><div id="graph" class="graph"></div>'
     '<aside id="side"><h2>step</h2><div id="detail" class="detail">click a step</div>'
     '<h2>decomposition</h2><div id="tree" class="tree">none (not an HTN plan)</div></aside></div>'
@@ -38,12 +41,21 @@ _RUN_BODY = (
     '<section class="toolbar"><h1 id="title">run</h1>'
     '<span id="state" class="badge" role="status" aria-live="polite"></span>'
     '<span id="summary"></span><span class="grow"></span>'
-    '<a id="plan-link">plan</a><a id="report-link">report</a>'
+    '<a id="after-link" hidden></a><a id="plan-link">plan</a><a id="report-link">report</a>'
     '<button id="cancel" class="danger" hidden disabled>Cancel</button></section>'
     '<div class="progress" id="progress" role="progressbar" aria-label="steps done"'
     ' aria-valuemin="0" aria-valuenow="0" aria-valuemax="0">'
     '<div id="bar"></div><span id="bar-label"></span></div>'
     '<p id="message" class="message" hidden></p>'
+    # the run waits for a person's answer: a form per question (run.js draws them)
+    '<section id="questions" class="questions" aria-label="questions" hidden></section>'
+    '<p id="inherited" class="inherited" hidden></p>'
+    # once the run ended: a follow-up of it, a goal of its domain from its final state
+    '<form id="continue" class="toolbar continue" hidden>'
+    '<label>continue from here: <select id="continue-goal"></select></label>'
+    '<span id="continue-args"></span>'
+    '<button id="continue-start" class="primary" type="submit">Continue from here</button>'
+    "</form>"
     '<div class="legend" id="legend"></div>'
     '<div class="split"><div id="graph" class="graph"></div>'
     '<aside id="side"><h2>step</h2><div id="detail" class="detail">click a step</div></aside>'
@@ -63,8 +75,10 @@ async def runs_page() -> HTMLResponse:
 
 
 @pages_router.get("/plan", response_class=HTMLResponse)
-async def plan_page(domain: NameQ, problem: NameQ) -> HTMLResponse:
-    return page("plan", "plan", _PLAN_BODY, domain=domain, problem=problem)
+async def plan_page(domain: NameQ, problem: NameQ, costs: Costs = "declared") -> HTMLResponse:
+    """A problem's plan; ``costs=learned``: planned with the costs learned from the run
+    log, which it lists (and "Bind and create run" makes its run with them)."""
+    return page("plan", "plan", _PLAN_BODY, domain=domain, problem=problem, costs=costs)
 
 
 @pages_router.get("/runs/{run_id}/plan", response_class=HTMLResponse)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from plansmith.engine import ASKED_KEY
+from plansmith.engine import ASKED_KEY, after_of, inherited_reads
 from plansmith.execution import StepState, elapsed_ms
 from plansmith.web._views import RunDetail, step_error
 
@@ -33,6 +33,12 @@ def run_report(detail: RunDetail) -> dict[str, Any]:
         "run_id": view.run_id,
         # what was asked (the web's form, an MCP request): {} for a run made otherwise
         "asked": asked if isinstance(asked, dict) else {},
+        # a follow-up run: the run it follows up, and the outputs of earlier runs it read
+        "after": after_of(view.inputs),
+        "inherited": [
+            {"producer": p, "read_by": readers}
+            for p, readers in inherited_reads(view.run.bound).items()
+        ],
         "status": detail.status,
         "reason": view.reason,
         "plan_hash": view.plan_hash,

@@ -15,17 +15,25 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from plansmith.engine import after_of, inherited_reads
 from plansmith.execution import Event, RunView, StepState, StepView
 
-__all__ = ["RunDetail", "fold_view", "step_json", "step_error", "web_status"]
+__all__ = [
+    "RunDetail",
+    "awaiting_answer_json",
+    "fold_view",
+    "step_json",
+    "step_error",
+    "web_status",
+]
 
 _ENDED = ("succeeded", "failed", "cancelled")
 
 
 def web_status(view: RunView, live: bool) -> str:
-    """``awaiting approval``, ``running``, ``succeeded``, ``failed``, ``cancelled``,
-    ``created`` (no plan approved or awaiting approval yet) or ``interrupted`` (approved,
-    not finished, and no task of this server drives it)."""
+    """``awaiting approval``, ``awaiting answer``, ``running``, ``succeeded``, ``failed``,
+    ``cancelled``, ``created`` (no plan approved or awaiting approval yet) or
+    ``interrupted`` (approved, not finished, and no task of this server drives it)."""
     state = view.state
     if state in _ENDED:
         return state
@@ -33,7 +41,28 @@ def web_status(view: RunView, live: bool) -> str:
         return "running"
     if state in ("created", "planned"):
         return "created"
-    return state if state == "awaiting approval" else "interrupted"
+    return state if state in ("awaiting approval", "awaiting answer") else "interrupted"
+
+
+def awaiting_answer_json(view: RunView) -> list[dict[str, Any]]:
+    """The ask steps of the run that wait for an answer: ``step``, ``action``,
+    ``question`` (rendered), ``answer`` (its schema's JSON: ``type`` and ``choices``,
+    ``minimum``/``maximum``/``integer``, ``min_length``/``max_length``/``pattern``,
+    ``default``), ``assumed`` (what the plan assumed) and ``since``; none once the run
+    finished (a run cancelled while it waited)."""
+    if view.finished is not None:
+        return []
+    return [
+        {
+            "step": a.step,
+            "action": a.action,
+            "question": a.question,
+            "answer": a.answer,
+            "assumed": a.assumed,
+            "since": a.time,
+        }
+        for a in view.run.awaiting_answer.values()
+    ]
 
 
 def step_error(step: StepView, view: RunView) -> str | None:
@@ -93,6 +122,13 @@ class RunDetail:
             "run_id": view.run_id,
             "created": self.created,
             "inputs": self.inputs,
+            # a follow-up run: the run it follows up, and the steps of earlier runs whose
+            # outputs its steps read (``RUN/STEP``; not called again)
+            "after": after_of(self.inputs),
+            "inherited": [
+                {"producer": p, "read_by": readers}
+                for p, readers in inherited_reads(view.run.bound).items()
+            ],
             "status": self.status,
             "reason": view.reason,
             "live": self.live,
@@ -100,6 +136,8 @@ class RunDetail:
             "approved": view.approved,
             "approved_by": view.approved_by,
             "awaiting_tiers": list(view.awaiting_tiers),
+            # the ask steps that wait for a person's answer (POST /api/runs/{id}/answers)
+            "awaiting_answer": awaiting_answer_json(view),
             "plan": {k: v for k, v in view.plan.items() if k != "steps"},
             "steps": [step_json(s, view) for s in view.steps.values()],
             "counts": view.counts(),

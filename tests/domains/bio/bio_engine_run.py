@@ -13,7 +13,7 @@ import anyio
 
 from plansmith.domains import bio
 from plansmith.engine import Engine, InvokerFactory, RunInputs
-from plansmith.execution import Event, PlanReady, RunOutcome, StepSucceeded
+from plansmith.execution import Asker, Event, PlanReady, RunOutcome, StepSucceeded
 
 __all__ = [
     "INPUTS",
@@ -35,6 +35,7 @@ def run_goal(
     goal: str = "full family report",
     max_parallel: int = 8,
     invoker_factory: InvokerFactory | None = None,
+    asker: Asker | None = None,
 ) -> tuple[RunOutcome, list[Event]]:
     """Plan ``goal`` with ``available`` programs, run it (``max_parallel`` steps at a
     time at most; its tools called through ``invoker_factory``'s invoker, if given); the
@@ -53,7 +54,7 @@ def run_goal(
     events: list[Event] = []
 
     async def go() -> RunOutcome:
-        engine = Engine(home, invoker_factory=invoker_factory)
+        engine = Engine(home, invoker_factory=invoker_factory, asker=asker)
         try:
             return await engine.run(inputs, max_parallel=max_parallel, subscribe=events.append)
         finally:

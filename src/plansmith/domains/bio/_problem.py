@@ -64,6 +64,12 @@ GOALS: tuple[BioGoal, ...] = (
         "phylogeny_of_sequences", "phylogeny of these sequences", ("family",), ("drawn(family)",)
     ),
     BioGoal("full_family_report", "full family report", ("gene", "family"), ("reported(gene)",)),
+    BioGoal(
+        "reviewed_family_report",
+        "reviewed family report",
+        ("gene", "family"),
+        ("reported(gene)", "hits_reviewed(gene)"),
+    ),
 )
 
 

@@ -139,6 +139,7 @@ class BlastDbResult(_Backend):
 
 class SearchResult(_Backend):
     queries: int
+    hit_count: int = Field(description="how many hits (the rows of hits)")
     hits: list[HitRow]
     top_hit: HitRow | None
     file: FileRef

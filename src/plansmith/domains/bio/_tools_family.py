@@ -97,6 +97,7 @@ def _finish_search(
         backend=backend,
         backend_version=backend_version(backend),
         queries=len(queries),
+        hit_count=len(rows),
         hits=rows,
         top_hit=rows[0] if rows else None,
         file=_ref(dst),

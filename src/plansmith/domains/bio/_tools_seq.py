@@ -193,6 +193,26 @@ def reverse_complement_tool(box: Sandbox, sequences: str, out: str) -> Sequences
     return _transform(box, sequences, out, "reverse_complement", lambda s: s.reverse_complement())
 
 
+def keep_first_tool(box: Sandbox, sequences: str, out: str, n: int) -> SequencesResult:
+    """The first ``n`` records (a search's homologues file: the query, then the hits
+    best first), written to ``out`` (which may be ``sequences`` itself: the same ``n``
+    again gives the same file)."""
+    if n < 1:
+        raise ValueError(f"n must be 1 or more, not {n}")
+    src = box.readable(sequences)
+    dst = box.writable(out)
+    records = read_records(src)[:n]
+    write_fasta(records, dst)
+    write_provenance(dst, tool="keep_first", backend=BIO, inputs=[], parameters={"n": n})
+    return SequencesResult(
+        backend=BIO,
+        backend_version=backend_version(BIO),
+        operation="keep_first",
+        count=len(records),
+        file=_ref(dst),
+    )
+
+
 def pairwise_tool(
     box: Sandbox, a: str, b: str, out: str, mode: Literal["local", "global"]
 ) -> PairwiseResult:

@@ -138,6 +138,23 @@ def create_server(box: Sandbox, *, state_dir: Path | None = None) -> MCPServer:
         )
 
     @server.tool()
+    async def keep_first_sequences(
+        *,
+        sequences: In,
+        out: Out,
+        ctx: Context,
+        n: Annotated[int, Field(ge=1, description="how many records to keep, from the first")],
+    ) -> r.SequencesResult:
+        """Keep the first ``n`` records (of a search's homologues: the query, then the
+        best hits); ``out`` may be ``sequences`` itself."""
+        return await call(
+            ctx,
+            "keep_first_sequences",
+            lambda: seq.keep_first_tool(box, sequences, out, n),
+            r.SequencesResult,
+        )
+
+    @server.tool()
     async def pairwise_align(
         *, a: In, b: In, out: Out, ctx: Context, mode: Literal["local", "global"] = "local"
     ) -> r.PairwiseResult:

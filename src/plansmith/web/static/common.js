@@ -68,9 +68,30 @@ const PS = (() => {
     box.className = "message" + (info ? " info" : "");
   }
 
+  // The costs a plan was made with (POST /api/plan's ``costs`` and ``learned_costs``):
+  // null for the declared ones; else each action whose cost the run log taught, its
+  // declared cost -> the learned one, from how many calls in how many runs.
+  function learnedCosts(out) {
+    if (out.costs !== "learned") return null;
+    const n = (v) => String(Number(v.toFixed(2)));
+    const many = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
+    const box = el("div", { class: "learned-costs", "data-learned": out.learned_costs.length });
+    if (!out.learned_costs.length) {
+      box.append(el("p", { class: "note" },
+        "learned costs: none yet (the run log has no call of these actions), so the declared ones"));
+      return box;
+    }
+    box.append(el("p", {}, "costs learned from the run log:"),
+      el("ul", {}, ...out.learned_costs.map((c) => el("li", { "data-action": c.action, title: c.why },
+        el("code", {}, c.action), ` ${n(c.declared)} → ${n(c.cost)} `,
+        el("span", { class: "note" },
+          `(declared → learned, from ${many(c.calls, "call")} in ${many(c.runs, "run")})`)))));
+    return box;
+  }
+
   const call = (step) => `${step.action}(${(step.args || []).join(", ")})`;
   const ms = (v) => (v === null || v === undefined ? "" : v < 1000 ? `${v.toFixed(1)} ms`
                                                       : `${(v / 1000).toFixed(2)} s`);
   const when = (iso) => (iso ? Date.parse(iso) : NaN);
-  return { api, upload, events, el, message, call, ms, when, token };
+  return { api, upload, events, el, message, call, ms, when, token, learnedCosts };
 })();

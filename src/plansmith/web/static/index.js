@@ -30,8 +30,20 @@
                   PS.el("p", { class: "fix" }, `fix: ${d.readiness.fix}`));
     for (const note of d.readiness.notes)
       card.append(PS.el("p", { class: "note" }, note));
+    // the action costs its plans and runs are made with: the domain's, or the ones
+    // learned from the run log (a domain made from files)
+    const costs = d.kind === "file" ? PS.el("select", { name: "costs",
+      "aria-label": `costs for ${d.name}` },
+      PS.el("option", { value: "declared" }, "declared"),
+      PS.el("option", { value: "learned" }, "learned")) : null;
+    d.costs = () => (costs && costs.value === "learned" ? { costs: "learned" } : {});
+    if (costs)
+      card.append(PS.el("label", { class: "costs", title: "learned: expected duration over" +
+        " success rate from the run log, the declared cost until there are runs" },
+        "costs: ", costs));
+    const links = [];
     for (const p of d.problems) {
-      const q = new URLSearchParams({ domain: d.name, problem: p });
+      const q = () => new URLSearchParams(Object.assign({ domain: d.name, problem: p }, d.costs()));
       const run = PS.el("button", { class: "primary", disabled: !d.runnable,
                                    "aria-label": `create run for ${d.name} / ${p}` },
                           "create run");
@@ -39,7 +51,8 @@
         run.disabled = true;
         run.textContent = "binding…";
         try {
-          const r = await PS.api("/api/runs", { method: "POST", body: { domain: d.name, problem: p } });
+          const r = await PS.api("/api/runs", { method: "POST",
+                                                body: { domain: d.name, problem: p, ...d.costs() } });
           location.href = `/runs/${r.run_id}/plan`;
         } catch (error) {
           card.append(PS.el("p", { class: "message" }, error.message));
@@ -47,9 +60,11 @@
           run.textContent = "create run";
         }
       });
-      card.append(PS.el("div", { class: "problem" }, PS.el("code", {}, p),
-        PS.el("a", { href: `/plan?${q}` }, "view plan"), run));
+      const link = PS.el("a", { href: `/plan?${q()}` }, "view plan");
+      links.push(() => { link.href = `/plan?${q()}`; });
+      card.append(PS.el("div", { class: "problem" }, PS.el("code", {}, p), link, run));
     }
+    if (costs) costs.addEventListener("change", () => links.forEach((update) => update()));
     const inputs = d.inputs.length ? inputsForm(d) : null;
     if (inputs) card.append(PS.el("h3", {}, "inputs"), inputs.form);
     if (inputs && !d.goals.length) card.append(jobForm(d, inputs));
@@ -109,11 +124,13 @@
     preview.addEventListener("click", async () => {
       preview.disabled = true;
       try {
-        const p = await PS.api("/api/plan", { method: "POST", body: asked() });
+        const p = await PS.api("/api/plan", { method: "POST", body: { ...asked(), ...d.costs() } });
         const actions = p.plan.steps.map((s) => `${s.action}(${s.args.join(", ")})`);
         out.replaceChildren(PS.el("p", {}, `${p.steps} steps, ${p.plan_hash.slice(0, 19)}…`),
           PS.el("ol", {}, ...actions.slice(0, 20).map((a) => PS.el("li", { class: "mono" }, a))));
         if (actions.length > 20) out.append(PS.el("p", {}, `and ${actions.length - 20} more`));
+        const learned = PS.learnedCosts(p);
+        if (learned) out.append(learned);
       } catch (error) {
         out.replaceChildren(PS.el("p", { class: "message" }, error.message));
       }
@@ -123,7 +140,7 @@
       run.disabled = true;
       run.textContent = "binding…";
       try {
-        const r = await PS.api("/api/runs", { method: "POST", body: asked() });
+        const r = await PS.api("/api/runs", { method: "POST", body: { ...asked(), ...d.costs() } });
         location.href = `/runs/${r.run_id}/plan`;
       } catch (error) {
         out.replaceChildren(PS.el("p", { class: "message" }, error.message));

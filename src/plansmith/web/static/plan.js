@@ -6,18 +6,33 @@
   const $ = (id) => document.getElementById(id);
   const t0 = performance.now();
   let steps, plan, hash, status = null, runnable = false, readiness = null;
+  // the costs to plan with (?costs=learned: the ones the run log taught)
+  const costs = body.costs === "learned" ? { costs: "learned" } : {};
   try {
     if (body.runId) {
       const run = await PS.api(`/api/runs/${body.runId}`);
       steps = run.steps; plan = run.plan; hash = run.plan_hash; status = run.status;
       $("title").textContent = `plan of ${run.run_id}`;
       document.title = `plan of ${run.run_id} · plansmith`;
+      const recorded = (run.inputs.asked || {}).costs;  // planned with learned costs
+      if (recorded) {
+        const n = (v) => String(Number(v.toFixed(2)));
+        $("costs").hidden = false;
+        $("costs").replaceChildren(PS.el("p", {}, "planned with the costs learned from the run log: " +
+          Object.entries(recorded).map(([a, c]) => `${a} ${n(c)}`).join(", ")));
+      }
     } else {
       const out = await PS.api("/api/plan", { method: "POST",
-                                body: { domain: body.domain, problem: body.problem } });
+                                body: { domain: body.domain, problem: body.problem, ...costs } });
       plan = out.plan; hash = out.plan_hash; runnable = out.runnable; readiness = out.readiness;
       steps = plan.steps.map((s) => Object.assign({}, s, { state: "pending" }));
-      $("title").textContent = `plan: ${body.domain} / ${body.problem}`;
+      $("title").textContent = `plan: ${body.domain} / ${body.problem}` +
+        (out.costs === "learned" ? " (learned costs)" : "");
+      const learned = PS.learnedCosts(out);
+      if (learned) {
+        $("costs").hidden = false;
+        $("costs").replaceChildren(learned);
+      }
     }
   } catch (error) {
     PS.message(error.message);
@@ -69,7 +84,7 @@
       PS.message("starting the servers and binding the plan…", true);
       try {
         const run = await PS.api("/api/runs", { method: "POST",
-                                 body: { domain: body.domain, problem: body.problem } });
+                                 body: { domain: body.domain, problem: body.problem, ...costs } });
         location.href = `/runs/${run.run_id}/plan`;
       } catch (error) {
         PS.message(error.message);

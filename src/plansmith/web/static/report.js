@@ -19,6 +19,12 @@
   const parts = [];
   if (r.asked && r.asked.request)
     parts.push(PS.el("p", { id: "asked" }, `asked: ${r.asked.request}`));
+  if (r.after)  // a follow-up run: planned from the final state of the run it follows up
+    parts.push(PS.el("p", { id: "after" }, "follows up run ",
+                     PS.el("a", { href: `/runs/${encodeURIComponent(r.after)}` }, r.after)));
+  if (r.inherited && r.inherited.length)
+    parts.push(PS.el("h2", {}, "inherited (not called again)"),
+               table(["producer", "read by"], r.inherited.map((i) => [i.producer, i.read_by.join(", ")])));
   parts.push(
     PS.el("h2", {}, "outcome"),
     table(["status", "reason", "plan", "approved by", "started", "ended", "wall", "busy", "steps"],
