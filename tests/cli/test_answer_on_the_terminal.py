@@ -151,3 +151,57 @@ def test_a_person_at_the_terminal_answers_the_question_and_the_run_takes_its_bra
     answer = next(e for e in events if isinstance(e, AnswerRecorded))
     assert answer.answer == "redact"
     assert answer.by.startswith("cli:")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_at_the_terminal_the_bio_question_answered_top5_trims_the_homologues(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from plansmith.domains import bio
+    from plansmith.execution import StepSucceeded
+
+    tools = ("blastn", "mafft", "fasttree")
+    missing = [t for t in tools if t not in bio.detect_tools()]
+    if missing:
+        pytest.skip(f"not installed: {missing}")
+    data = {"gene": bio.DATA_DIR / "query.gb", "family": bio.DATA_DIR / "family.fasta"}
+    home = tmp_path / "home"
+    home.mkdir()
+    problem = bio.write_problem(home / "problem.yaml", "reviewed family report", data)
+    (home / "servers.json").write_text(json.dumps(bio.server_config(data, home)))
+    words = [
+        "run", str(bio.DOMAIN_DIR / "domain.yaml"), str(problem),
+        "--servers", str(home / "servers.json"),
+        "--bindings", str(bio.DOMAIN_DIR / "bindings.yaml"),
+        "--yes", "--home", str(home),
+    ]  # fmt: skip
+    session = f"plansmith-bio-{uuid.uuid4().hex[:8]}"
+    command = shlex.join([*PLANSMITH, *words])
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "160"}
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50",
+         f"{command}; echo EXIT=$?; sleep 3600"],
+        check=True,
+        env=env,
+    )  # fmt: skip
+    try:
+        pane = _wait_for(session, "answer>")
+        assert "Align every homologue, or only the top 5?" in pane
+        assert "answer one of: all, top5 [default: all]" in pane
+        subprocess.run(["tmux", "send-keys", "-t", session, "top5", "Enter"], check=True)
+        pane = _wait_for(session, "EXIT=")
+        assert "EXIT=0" in pane, pane
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], check=False)
+    engine = Engine(home)
+    try:
+        run_id = engine.list()[0].run_id
+        events = list(engine.log.events(run_id))
+    finally:
+        engine.close()
+    answer = next(e for e in events if isinstance(e, AnswerRecorded))
+    assert answer.answer == "top5"
+    done = [e.action for e in events if isinstance(e, StepSucceeded)]
+    assert done.index("review_homologues") < done.index("keep_top_hits") < done.index("align_mafft")

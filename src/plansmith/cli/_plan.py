@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
 from plansmith.cli._app import app, guarded
 from plansmith.cli._inputs import load_inputs, read_plan_file
-from plansmith.cli._plan_command import PLAN_HELP, run_plan
+from plansmith.cli._plan_command import PLAN_HELP, learned_problem, run_plan
 from plansmith.errors import InputError, Location, PlanFormatError, PlanInvalidError
 from plansmith.model import Problem
 
@@ -52,14 +52,29 @@ def plan_command(ctx: typer.Context) -> None:
     raise typer.Exit(run_plan(ctx.args))
 
 
+CostsOpt = Annotated[
+    Literal["declared", "learned"],
+    typer.Option(
+        "--costs",
+        help="the action costs the plan was made with: as the domain declares them, or"
+        " learned from the run log of --home (as `plansmith plan --costs learned`)",
+    ),
+]
+CostsHomeOpt = Annotated[
+    Path, typer.Option("--home", help="with --costs learned: the home whose run log taught them")
+]
+
+
 @app.command("validate")
 @guarded
 def validate_command(
     domain: DomainArg,
     problem: Annotated[Path, typer.Argument(help="Problem file.")],
     plan_file: Annotated[Path, typer.Argument(metavar="PLAN_JSON", help="Plan JSON file.")],
+    costs: CostsOpt = "declared",
+    home: CostsHomeOpt = Path(".plansmith"),
 ) -> None:
-    """Check a plan JSON against its domain and problem.
+    """Check a plan JSON against its domain and problem (with the costs it was made with).
 
     Exit codes: 0 valid; 1 invalid, or made for another domain or problem (the reason on
     stderr); 2 bad input (a file missing or malformed, or a plan JSON whose cost or hash
@@ -67,6 +82,8 @@ def validate_command(
     from plansmith.planning import validate
 
     inputs = _domain_and_problem("validate", domain, problem)
+    if costs == "learned":
+        inputs = learned_problem(inputs, home, None)
     plan = read_plan_file(plan_file)
     try:
         validate(plan, inputs)
@@ -82,9 +99,14 @@ def explain_command(
     domain: DomainArg,
     problem: Annotated[Path, typer.Argument(help="Problem file.")],
     plan_file: Annotated[Path, typer.Argument(metavar="PLAN_JSON", help="Plan JSON file.")],
+    costs: CostsOpt = "declared",
+    home: CostsHomeOpt = Path(".plansmith"),
 ) -> None:
-    """Say why each step of a plan is there."""
+    """Say why each step of a plan is there (with --costs learned: and which costs were
+    learned, from how many runs)."""
     from plansmith.planning import explain
 
     inputs = _domain_and_problem("explain", domain, problem)
+    if costs == "learned":
+        inputs = learned_problem(inputs, home, None, out=sys.stdout)
     sys.stdout.write(explain(read_plan_file(plan_file), inputs))

@@ -19,9 +19,11 @@ from plansmith.errors import PlansmithError
 from plansmith.planning import HEURISTIC_NAMES, SEARCH_NAMES, PlanOptions
 
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from plansmith.model import Problem
 
-__all__ = ["PLAN_HELP", "build_parser", "run_plan"]
+__all__ = ["PLAN_HELP", "build_parser", "learned_problem", "run_plan"]
 
 PLAN_HELP = (
     "Plan a problem and print the plan. Exit codes: 0 plan found, 2 bad input, "
@@ -123,7 +125,7 @@ def _plan_text(args: argparse.Namespace, options: PlanOptions) -> str:
 
         problem = load_inputs(args.domain, args.problem, args.problem_name)
         if args.costs == "learned":
-            problem = _learned(problem, args.home, args.log)
+            problem = learned_problem(problem, args.home, args.log)
         result = plan(problem, options, clock=time.process_time)
     render = {
         "text": formats.render_text,
@@ -135,8 +137,11 @@ def _plan_text(args: argparse.Namespace, options: PlanOptions) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def _learned(problem: Problem, home: Path, log: str | None) -> Problem:
-    """``problem`` with its actions' costs learned from the run log; says which on stderr."""
+def learned_problem(
+    problem: Problem, home: Path, log: str | None, *, out: TextIO | None = None
+) -> Problem:
+    """``problem`` with its actions' costs learned from the run log; says which on
+    ``out`` (default stderr), each with how many calls and runs taught it."""
     from plansmith.cli._costs import cost_lines
     from plansmith.engine import open_engine
     from plansmith.execution import with_costs
@@ -147,5 +152,5 @@ def _learned(problem: Problem, home: Path, log: str | None) -> Problem:
     finally:
         engine.close()
     for line in cost_lines(costs):
-        sys.stderr.write(line + "\n")
+        (out or sys.stderr).write(line + "\n")
     return with_costs(problem, costs)
