@@ -60,6 +60,7 @@ PLAN_SERVER_HELP = (
 )
 _MAX_REQUEST = 16 * 1024 * 1024
 _LOCK_NAME = "plan-server.lock"
+_FIRST_PLAN_WAIT = 60.0  # seconds a server a plan started waits for that plan
 _LOG_NAME = "plan-server.log"
 
 
@@ -294,9 +295,12 @@ class _Server:
                     break
                 timeout = None
                 if self.listening and not self.children:
-                    timeout = self.last + self.idle - time.monotonic()
+                    # a server a plan started waits for that plan however short its idle
+                    # time (the client connects once it has read the listening line)
+                    idle = self.idle if self.warm else max(self.idle, _FIRST_PLAN_WAIT)
+                    timeout = self.last + idle - time.monotonic()
                     if timeout <= 0:
-                        _log(f"idle for {self.idle:g} s: exiting")
+                        _log(f"idle for {idle:g} s: exiting")
                         self._stop_listening()
                         continue
                 for key, _ in self.selector.select(timeout):
