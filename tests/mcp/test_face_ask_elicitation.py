@@ -192,9 +192,8 @@ async def test_cancelled_with_no_default_fails_the_run_saying_why(
 def test_the_elicited_form_is_the_answer_schema(schema: dict[str, Any]) -> None:
     from mcp.server.elicitation import render_elicitation_schema
 
-    from plansmith.binding import answer_schema_from_json
     from plansmith.mcp._ask_tools import answer_model
-    from plansmith.model import answer_json_schema
+    from plansmith.model import answer_json_schema, answer_schema_from_json
 
     wanted = answer_json_schema(answer_schema_from_json(schema))
     form = render_elicitation_schema(answer_model(wanted))

@@ -3,7 +3,6 @@
 from plansmith.binding._ask import (
     ASK_SERVER,
     ASK_TOOL,
-    answer_schema_from_json,
     ask_binding,
     is_ask_step,
 )
@@ -52,7 +51,6 @@ from plansmith.binding._types import TypeCheck, type_checks, type_mismatch
 __all__ = [
     "ASK_SERVER",
     "ASK_TOOL",
-    "answer_schema_from_json",
     "ask_binding",
     "is_ask_step",
     # model

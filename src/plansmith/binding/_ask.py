@@ -16,7 +16,6 @@ from plansmith.binding._model import Binding, Bindings
 from plansmith.errors import BindingError, PlansmithError
 from plansmith.model import (
     ActionSchema,
-    AnswerSchema,
     Domain,
     JSONValue,
 )
@@ -27,7 +26,6 @@ __all__ = [
     "ask_binding",
     "with_ask_bindings",
     "is_ask_step",
-    "answer_schema_from_json",
 ]
 
 #: the reserved server and tool of an ask step
@@ -92,34 +90,3 @@ def with_ask_bindings(bindings: Bindings, domain: Domain) -> tuple[Bindings, lis
             problems.append(error)
     kept = tuple(made.pop(b.action, b) for b in bindings.bindings)
     return Bindings((*kept, *made.values()), bindings.source), problems
-
-
-def answer_schema_from_json(value: JSONValue) -> AnswerSchema:
-    """The answer schema an ask step's arguments hold (``AnswerSchema.to_json``)."""
-    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
-        raise BindingError("an ask step's arguments hold no answer schema")
-    choices = value.get("choices", [])
-    default = value.get("default")
-    return AnswerSchema(
-        str(value["type"]),
-        choices=tuple(str(c) for c in choices) if isinstance(choices, list) else (),
-        minimum=_num(value.get("minimum")),
-        maximum=_num(value.get("maximum")),
-        integer=value.get("integer") is True,
-        min_length=_int(value.get("min_length")),
-        max_length=_int(value.get("max_length")),
-        pattern=_text(value.get("pattern")),
-        default=default if isinstance(default, str | bool | int | float) else None,
-    )
-
-
-def _num(value: JSONValue) -> int | float | None:
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _text(value: JSONValue) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _int(value: JSONValue) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -233,7 +233,7 @@ def _open_row(step: StepView, view: RunView) -> list[str]:
 
 def _described(answer: dict[str, JSONValue]) -> str:
     """An answer schema's JSON as people read it (``one of: all, top5``)."""
-    from plansmith.binding import answer_schema_from_json
+    from plansmith.model import answer_schema_from_json
 
     try:
         return answer_schema_from_json(answer).describe()

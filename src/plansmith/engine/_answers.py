@@ -9,7 +9,6 @@ resumed (``Engine.answer`` does both).
 
 from __future__ import annotations
 
-from plansmith.binding import answer_schema_from_json
 from plansmith.errors import AnswerError, ExecutionError, Location
 from plansmith.execution import (
     AnswerRecorded,
@@ -17,15 +16,9 @@ from plansmith.execution import (
     RunLog,
     fold,
 )
-from plansmith.model import JSONValue, answer_from_text, check_answer
+from plansmith.model import JSONValue, answer_from_text, answer_schema_from_json, check_answer
 
-__all__ = ["record_answer", "waiting_questions"]
-
-
-def waiting_questions(log: RunLog, run_id: str) -> dict[str, str]:
-    """The ask steps of ``run_id`` that wait for an answer, with their questions."""
-    state = fold(run_id, log.events(run_id))
-    return {step: event.question for step, event in state.awaiting_answer.items()}
+__all__ = ["record_answer"]
 
 
 def record_answer(

@@ -39,7 +39,6 @@ from plansmith.binding import (
     ParamRef,
     Ref,
     RunRef,
-    answer_schema_from_json,
     extract,
     is_ask_step,
     reads_json,
@@ -96,7 +95,7 @@ from plansmith.execution._wrappers import (
     classify_result,
     unasked_cancellation,
 )
-from plansmith.model import JSONValue, Tier, check_answer
+from plansmith.model import JSONValue, Tier, answer_schema_from_json, check_answer
 
 __all__ = ["AWAITING_ANSWER", "Runner", "RunOutcome", "idempotency_key", "unapproved_tiers"]
 
@@ -444,17 +443,8 @@ class Runner:
                 f"step(s) {failures} failed after {st.replans - st.replans_at_retry} replan(s)"
             )
             return False
-        by_id = {s.id: s.step for s in st.bound.steps}
-        stop = threading.Event()
-        request = ReplanRequest(
-            succeeded=tuple(by_id[i] for i in st.order if i in by_id),
-            failed=tuple(by_id[i] for i in failed_ids if i in by_id),
-            replans=st.replans,
-            should_stop=stop.is_set,
-            answers=tuple(st.answers.items()),
-        )
         what = f"step(s) {failures} failed"
-        new = await self._search(request, stop, what, f"{what} and no other plan reaches the goal")
+        new = await self._search(failed_ids, what, f"{what} and no other plan reaches the goal")
         if new is None:
             return False
         self.emit(
@@ -567,15 +557,25 @@ class Runner:
             )
         )
 
-    async def _search(
-        self, request: ReplanRequest, stop: threading.Event, what: str, none: str
-    ) -> BoundPlan | None:
-        """The replan hook's new plan for ``request`` (in a worker thread: the event loop,
-        its views, signal handlers and ``cancel`` go on while the planner searches), or
-        None with the run's failure reason set: ``what`` happened, then why there is no
-        plan (``none`` when the hook found none), or that the plan needs tiers the
+    async def _search(self, failed: list[str], what: str, none: str) -> BoundPlan | None:
+        """The replan hook's new plan without the ground actions of the steps ``failed``,
+        from the state the succeeded steps (and the answers) make (in a worker thread:
+        the event loop, its views, signal handlers and ``cancel`` go on while the planner
+        searches; once the run no longer waits, the request's ``should_stop`` says so),
+        or None with the run's failure reason set: ``what`` happened, then why there is
+        no plan (``none`` when the hook found none), or that the plan needs tiers the
         approval did not cover."""
         st = self.state
+        assert st.bound is not None
+        by_id = {s.id: s.step for s in st.bound.steps}
+        stop = threading.Event()
+        request = ReplanRequest(
+            succeeded=tuple(by_id[i] for i in st.order if i in by_id),
+            failed=tuple(by_id[i] for i in failed if i in by_id),
+            replans=st.replans,
+            should_stop=stop.is_set,
+            answers=tuple(st.answers.items()),
+        )
         replan = self.replan
         assert replan is not None  # the callers return before, without it
         self.emitter.flush()  # what led here is recorded before the search, however long
@@ -610,17 +610,8 @@ class Runner:
         if self.replan is None:
             self._failure_reason = f"{answered}, not what the plan assumed, and replanning is off"
             return False
-        by_id = {s.id: s.step for s in st.bound.steps}
-        stop = threading.Event()
-        request = ReplanRequest(
-            succeeded=tuple(by_id[i] for i in st.order if i in by_id),
-            failed=(),
-            replans=st.replans,
-            should_stop=stop.is_set,
-            answers=tuple(st.answers.items()),
-        )
         none = f"{answered}, and no plan reaches the goal from there"
-        new = await self._search(request, stop, answered, none)
+        new = await self._search([], answered, none)
         if new is None:
             return False
         self.emit(

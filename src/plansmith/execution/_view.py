@@ -309,6 +309,21 @@ class RunView:
             return "awaiting approval"
         return "planned" if self.run.plan_hash is not None else "created"
 
+    def awaiting_answer(self) -> list[dict[str, JSONValue]]:
+        """The ask steps that wait for an answer: ``step``, ``action``, ``question``
+        (rendered), ``answer`` (its schema's JSON), ``assumed`` and ``since``."""
+        return [
+            {
+                "step": a.step,
+                "action": a.action,
+                "question": a.question,
+                "answer": a.answer,
+                "assumed": a.assumed,
+                "since": a.time,
+            }
+            for a in self.run.awaiting_answer.values()
+        ]
+
     @property
     def in_flight(self) -> tuple[str, ...]:
         """The running steps, in the order they started."""
@@ -330,17 +345,7 @@ class RunView:
             "plan_hash": self.plan_hash,
             "awaiting_tiers": list(self.awaiting_tiers),
             "awaiting": self.awaiting,
-            "awaiting_answer": [
-                {
-                    "step": a.step,
-                    "action": a.action,
-                    "question": a.question,
-                    "answer": a.answer,
-                    "assumed": a.assumed,
-                    "since": a.time,
-                }
-                for a in self.run.awaiting_answer.values()
-            ],
+            "awaiting_answer": self.awaiting_answer(),
             "approved": self.approved,
             "approved_by": self.approved_by,
             "approver": self.approver,

@@ -13,6 +13,7 @@ review_homologues:
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from yaml.nodes import Node, ScalarNode
 
@@ -154,18 +155,7 @@ def _schema(src: Source, node: Node, what: str) -> AnswerSchema:
     default_node = value_of(table, "default")
     if default_node is None or is_null(default_node):
         return schema
-    default = _default(src, schema, default_node, what)
-    return AnswerSchema(
-        schema.type,
-        schema.choices,
-        schema.minimum,
-        schema.maximum,
-        schema.integer,
-        schema.min_length,
-        schema.max_length,
-        schema.pattern,
-        default,
-    )
+    return replace(schema, default=_default(src, schema, default_node, what))
 
 
 def _default(src: Source, schema: AnswerSchema, node: Node, what: str) -> AnswerValue:

@@ -4,11 +4,10 @@
 
 from __future__ import annotations
 
-from plansmith.binding import answer_schema_from_json
 from plansmith.engine import RunHandle, plan_progress
 from plansmith.execution import RunView, StepState
 from plansmith.mcp._types import Question, RunStatus
-from plansmith.model import answer_json_schema
+from plansmith.model import answer_json_schema, answer_schema_from_json
 
 __all__ = ["run_status", "questions_of", "ANSWER_HINT"]
 

@@ -9,6 +9,7 @@ from plansmith.model._ask import (
     answer_from_text,
     answer_json_schema,
     answer_key,
+    answer_schema_from_json,
     answered_schema,
     check_answer,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "answer_from_text",
     "answer_json_schema",
     "answer_key",
+    "answer_schema_from_json",
     "answered_schema",
     "check_answer",
     # logic

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from plansmith.errors import AnswerError
+from plansmith.errors import AnswerError, BindingError
 from plansmith.model._canonical import JSONValue
 from plansmith.model._logic import Literal
 
@@ -32,6 +32,7 @@ __all__ = [
     "check_answer",
     "answer_from_text",
     "answered_schema",
+    "answer_schema_from_json",
     "answer_json_schema",
 ]
 
@@ -231,3 +232,34 @@ def answer_json_schema(schema: AnswerSchema) -> dict[str, object]:
     if schema.default is not None:
         out["default"] = schema.default
     return out
+
+
+def answer_schema_from_json(value: JSONValue) -> AnswerSchema:
+    """The answer schema an ask step's arguments hold (``AnswerSchema.to_json``)."""
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        raise BindingError("an ask step's arguments hold no answer schema")
+    choices = value.get("choices", [])
+    default = value.get("default")
+    return AnswerSchema(
+        str(value["type"]),
+        choices=tuple(str(c) for c in choices) if isinstance(choices, list) else (),
+        minimum=_num(value.get("minimum")),
+        maximum=_num(value.get("maximum")),
+        integer=value.get("integer") is True,
+        min_length=_int(value.get("min_length")),
+        max_length=_int(value.get("max_length")),
+        pattern=_text(value.get("pattern")),
+        default=default if isinstance(default, str | bool | int | float) else None,
+    )
+
+
+def _num(value: JSONValue) -> int | float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _text(value: JSONValue) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: JSONValue) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

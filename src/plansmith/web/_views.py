@@ -50,19 +50,7 @@ def awaiting_answer_json(view: RunView) -> list[dict[str, Any]]:
     ``minimum``/``maximum``/``integer``, ``min_length``/``max_length``/``pattern``,
     ``default``), ``assumed`` (what the plan assumed) and ``since``; none once the run
     finished (a run cancelled while it waited)."""
-    if view.finished is not None:
-        return []
-    return [
-        {
-            "step": a.step,
-            "action": a.action,
-            "question": a.question,
-            "answer": a.answer,
-            "assumed": a.assumed,
-            "since": a.time,
-        }
-        for a in view.run.awaiting_answer.values()
-    ]
+    return [] if view.finished is not None else view.awaiting_answer()
 
 
 def step_error(step: StepView, view: RunView) -> str | None:
