@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
+
+import pytest
+
+import _pddl_suite as suite
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,3 +56,52 @@ def test_the_installed_package_is_marked_typed() -> None:
     marker = files("plansmith").joinpath("py.typed")
     assert marker.is_file()
     assert marker.read_bytes() == b""
+
+
+# one task of each generated domain, each one the default search needs many steps on
+PARITY_TASKS = [
+    ("blocks", "blocks-7-s3"),
+    ("gripper", "gripper-10"),
+    ("logistics", "logistics-3-5-s2"),
+    ("miconic", "miconic-16-32-s4"),
+    ("depot", "depot-5-8-s7"),
+    ("satellite", "satellite-2-4-s2"),
+]
+
+
+def _plan_bytes(domain: Path, task: Path, *options: str, sources: bool) -> bytes:
+    """``plansmith plan --format json`` in a child: the installed build, or (``sources``)
+    the source tree put first on the path."""
+    env = dict(os.environ)
+    if sources:
+        env["PYTHONPATH"] = str(ROOT / "src")
+    command = [sys.executable, "-m", "plansmith", "plan", str(domain), str(task)]
+    done = subprocess.run(
+        [*command, "--format", "json", *options],
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
+    return done.stdout
+
+
+def test_the_sources_on_the_path_run_as_python_whatever_the_installed_build() -> None:
+    probe = "import importlib; print(importlib.import_module('plansmith.planning._task').__file__)"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == str(ROOT / "src/plansmith/planning/_task.py")
+
+
+@pytest.mark.parametrize(("domain", "name"), PARITY_TASKS)
+@pytest.mark.parametrize("options", [(), ("--search", "gbfs"), ("--no-novelty",)])
+def test_the_installed_planner_writes_the_plan_bytes_the_sources_write(
+    domain: str, name: str, options: tuple[str, ...], tmp_path: Path
+) -> None:
+    # under `make test-compiled` the installed build is the compiled one
+    domain_file, task_file = suite.write(suite.task(domain, name), tmp_path)
+    installed = _plan_bytes(domain_file, task_file, *options, sources=False)
+    assert installed.startswith(b"{")
+    assert installed == _plan_bytes(domain_file, task_file, *options, sources=True)

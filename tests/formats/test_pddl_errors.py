@@ -174,6 +174,17 @@ def test_problem_for_another_domain_names_both() -> None:
     assert error.location == _at(text, "blox", "p.pddl")
 
 
+def test_a_domain_name_that_differs_only_in_hyphens_and_underscores_is_the_same() -> None:
+    domain = parse_pddl_domain(BLOCKS.replace("(domain blocks)", "(domain grid-blocks)"))
+    text = (
+        "(define (problem p) (:domain grid_blocks) (:objects a - block) (:init) (:goal (clear a)))"
+    )
+    assert parse_pddl_problem(text, domain, "p.pddl").name == "p"
+    error = _problem_error(text.replace("grid_blocks", "gridblocks"), domain)
+    assert type(error) is ProblemError
+    assert "'gridblocks'" in error.message
+
+
 def test_unknown_object_in_the_init_suggests_a_declared_one() -> None:
     text = (
         "(define (problem p) (:domain blocks)\n (:objects apple - block)\n"

@@ -223,6 +223,7 @@ class GraphSpace:
         self.initial = initial
         self.goals = goals
         self.expanded: list[str] = []
+        self._bits: dict[str, int] = {}
 
     def initial_state(self) -> str:
         return self.initial
@@ -233,6 +234,10 @@ class GraphSpace:
     def successors(self, state: str) -> list[tuple[int, str, Number]]:
         self.expanded.append(state)
         return self.edges.get(state, [])
+
+    def features(self, state: str) -> int:
+        """Each state is a fact of its own: every new state is novel."""
+        return 1 << self._bits.setdefault(state, len(self._bits))
 
 
 def table_evaluator(

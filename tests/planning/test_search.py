@@ -13,7 +13,7 @@ from plansmith.errors import LimitReachedError, UnsolvableError
 from plansmith.model import Number
 from plansmith.planning import SEARCH_NAMES, SEARCHES, PlanOptions, SearchName
 from plansmith.planning.search import Limits, SearchResult
-from plansmith.planning.search._alternation import Alternation
+from plansmith.planning.search._alternation import Alternation, Novelty
 
 Edges = dict[str, list[tuple[int, str, Number]]]
 
@@ -196,6 +196,77 @@ def test_the_alternation_takes_turns_and_boosts_the_preferred_queue() -> None:
     assert not queue
     with pytest.raises(IndexError):
         queue.pop()
+
+
+def test_the_alternation_gives_the_novelty_queue_its_turn_and_never_boosts_it() -> None:
+    queue: Alternation[str] = Alternation(preferred=True, novel=True)
+    queue.push_batch(0, ["a", "b", "c", "d"], preferred=["c"], novel=["d"])
+    assert [queue.pop(), queue.pop(), queue.pop()] == ["a", "c", "d"]
+    queue.boost(5)
+    queue.push_batch(1, ["e", "f"], preferred=["e"], novel=["f"])
+    assert [queue.pop(), queue.pop()] == ["e", "b"]  # the preferred queue, then the others
+    assert [queue.pop() for _ in range(5)] == ["f", "c", "d", "e", "f"]  # the search skips repeats
+    assert not queue
+
+
+def test_a_state_is_novel_when_it_brings_a_fact_unseen_at_its_heuristic_value() -> None:
+    novelty = Novelty()
+    assert novelty.novel(3, [0b0011, 0b0001, 0b0100, 0b0111]) == [0, 2]
+    assert novelty.novel(3, [0b0110, 0b1000]) == [1]
+    assert novelty.novel(2, [0b0110]) == [0]  # each heuristic value keeps its own record
+    assert novelty.novel(3, [0b0000]) == []
+
+
+class _TrapSpace:
+    """Facts as bits: 0 start, 1 trap, 2 escape, 3 goal, 4.. the trap's own facts.
+
+    From the start, op 0 enters the trap and op 1 the escape, whose op 2 reaches
+    the goal. In the trap, op 10 + i adds trap fact i: its 2**width states all look
+    one step from the goal to the heuristic, and all come before the escape (whose
+    parent, the start, looked worse). Only the first few of them bring a new fact."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+
+    def initial_state(self) -> int:
+        return 1
+
+    def is_goal(self, state: int) -> bool:
+        return bool(state & 0b1000)
+
+    def successors(self, state: int) -> list[tuple[int, int, Number]]:
+        if state == 1:
+            return [(0, 0b10, 1), (1, 0b100, 1)]
+        if state == 0b100:
+            return [(2, 0b1100, 1)]
+        absent = [i for i in range(self.width) if not state >> (4 + i) & 1]
+        return [(10 + i, state | 1 << (4 + i), 1) for i in absent]
+
+    def features(self, state: int) -> int:
+        return state
+
+    @staticmethod
+    def evaluate(state: int) -> tuple[float, set[int]]:
+        return (0.0 if state & 0b1000 else 2.0 if state in (1, 0b100) else 1.0), set()
+
+
+@pytest.mark.parametrize("name", ["gbfs", "lazy-gbfs"])
+def test_the_novelty_queue_leaves_a_plateau_the_heuristic_cannot_tell_apart(
+    name: SearchName,
+) -> None:
+    space = _TrapSpace(width=12)  # 4,096 trap states
+    limits = Limits(node_limit=100)
+    found = SEARCHES[name](space, space.evaluate, limits, PlanOptions(search=name))
+    assert found.operators == (1, 2)
+    assert found.expanded < 40
+    with pytest.raises(LimitReachedError):
+        SEARCHES[name](space, space.evaluate, limits, PlanOptions(search=name, novelty=False))
+
+
+def test_novelty_is_a_planner_setting_of_the_greedy_searches() -> None:
+    assert ("novelty", True) in PlanOptions().settings()
+    assert ("novelty", False) in PlanOptions(search="gbfs", novelty=False).settings()
+    assert all(key != "novelty" for key, _ in PlanOptions(search="astar").settings())
 
 
 def test_equal_keys_come_out_first_in_first_out() -> None:

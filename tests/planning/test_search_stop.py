@@ -39,6 +39,9 @@ class _Endless:
         self.expanded += 1
         return [(0, state + 1, 1)]
 
+    def features(self, state: int) -> int:
+        return state
+
 
 class _StopAfter:
     """``should_stop``: false for the first ``calls`` calls, then true."""

@@ -61,6 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=True,
         help="use preferred operators (gbfs, lazy-gbfs)",
     )
+    parser.add_argument(
+        "--novelty",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="add a queue of novel successors, which make a fact true for the first"
+        " time among states of the same heuristic value (gbfs, lazy-gbfs)",
+    )
     parser.add_argument("--time-limit", type=_positive(float), help="seconds of CPU time")
     parser.add_argument("--node-limit", type=_positive(int), help="expanded nodes")
     parser.add_argument(
@@ -97,6 +104,7 @@ def run_plan(argv: Sequence[str], *, replace_process: bool = False) -> int:
         heuristic=args.heuristic,
         weight=args.weight,
         preferred_operators=args.preferred,
+        novelty=args.novelty,
         time_limit=args.time_limit,
         node_limit=args.node_limit,
     )

@@ -23,14 +23,18 @@ HEURISTIC_NAMES: tuple[HeuristicName, ...] = (
 
 @dataclass(frozen=True, slots=True)
 class PlanOptions:
-    """How to plan. The default is lazy greedy best-first search with hFF and
-    preferred operators. ``time_limit`` is in seconds of the injected clock;
-    ``node_limit`` counts expanded nodes (HTN: decomposition steps)."""
+    """How to plan. The default is lazy greedy best-first search with hFF,
+    preferred operators and a novelty queue. ``novelty`` (gbfs, lazy-gbfs) adds
+    a third queue of the successors that make a fact true for the first time
+    among states of the same heuristic value. ``time_limit`` is in seconds of
+    the injected clock; ``node_limit`` counts expanded nodes (HTN:
+    decomposition steps)."""
 
     search: SearchName = "lazy-gbfs"
     heuristic: HeuristicName = "ff"
     weight: int = 2
     preferred_operators: bool = True
+    novelty: bool = True
     time_limit: float | None = None
     node_limit: int | None = None
 
@@ -46,4 +50,5 @@ class PlanOptions:
             out.append(("weight", self.weight))
         if self.search in ("gbfs", "lazy-gbfs"):
             out.append(("preferred_operators", self.preferred_operators))
+            out.append(("novelty", self.novelty))
         return tuple(out)

@@ -264,6 +264,10 @@ class TaskSpace:
     def is_goal(self, state: int) -> bool:
         return state & self._goal == self._goal and not state & self._goal_neg
 
+    def features(self, state: int) -> int:
+        """A state is its facts' bitset already."""
+        return state
+
     def successors(self, state: int) -> list[tuple[int, int, Number]]:
         """``(operator id, successor, cost)`` for each applicable operator, by id."""
         out: list[tuple[int, int, Number]] = []

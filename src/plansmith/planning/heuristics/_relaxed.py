@@ -20,7 +20,7 @@ operators of equal cost, the first one (by id) supports.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from heapq import heappop, heappush
 from typing import cast
@@ -31,8 +31,14 @@ from plansmith.planning.search import Evaluation, Evaluator
 
 __all__ = ["Relaxation", "Exploration", "goal_cost"]
 
-Exploration = tuple[list[float], list[int], bool]
-"""Fact costs, fact supporters, and whether every goal fact was reached."""
+Exploration = tuple[Sequence[float], list[int], bool]
+"""Fact costs, fact supporters, and whether every goal fact was reached. A fact
+not reached costs ``math.inf``, or, where every cost is an integer,
+:data:`UNREACHED`."""
+
+UNREACHED = 1 << 60
+"""The cost of a fact not reached in an exploration of integer costs (a larger
+number than any sum of costs, and a native int of the compiled build)."""
 
 Effects = tuple[tuple[int, int], ...]  # (fact, operator) pairs, one per fact
 
@@ -81,6 +87,7 @@ class Relaxation:
                 self.group_size.append(len(pre))
         self.counted = [tuple(x) for x in counted]
         self._inf = [math.inf] * n
+        self._unreached = [UNREACHED] * n
         self._none = [-1] * n
         # hadd keeps, per group, the sum of its settled preconditions' costs and
         # the number still unsatisfied in one int: sum << shift | count.
@@ -95,8 +102,8 @@ class Relaxation:
             return self._buckets_add(state)
         return self._buckets_max(state)
 
-    def _start(self, state: int) -> tuple[list[float], list[int], list[list[int]]]:
-        cost: list[float] = self._inf[:]
+    def _start(self, state: int) -> tuple[list[int], list[int], list[list[int]]]:
+        cost = self._unreached[:]
         supporter = self._none[:]
         first = bits(state)
         for f in first:

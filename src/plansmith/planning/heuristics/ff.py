@@ -32,7 +32,7 @@ def ff(task: GroundTask) -> Evaluator[int]:
             return math.inf, ()
         plan: set[int] = set()
         preferred: set[int] = set()
-        h: float = 0
+        h: float = 0.0
         stack = [supporter[g] for g in goals if supporter[g] >= 0]
         while stack:
             o = stack.pop()
@@ -69,7 +69,7 @@ def _ff_conditional(relaxed: Relaxation, origin: list[int]) -> Evaluator[int]:
         plan: set[int] = set()
         used: set[int] = set()
         preferred: set[int] = set()
-        h: float = 0
+        h: float = 0.0
         stack = [supporter[g] for g in goals if supporter[g] >= 0]
         while stack:
             o = stack.pop()

@@ -47,6 +47,10 @@ class SearchSpace(Protocol[S]):
 
     def successors(self, state: S) -> Sequence[tuple[int, S, Number]]: ...
 
+    def features(self, state: S) -> int:
+        """The state's facts as a bitset (bit i: fact i), for novelty."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class SearchResult:

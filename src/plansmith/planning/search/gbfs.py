@@ -2,7 +2,9 @@
 
 Every successor is evaluated when it is generated; states are never reopened.
 With preferred operators, successors reached by one also enter a second queue,
-used in turn with the regular one (:mod:`._alternation`). The goal test is done
+used in turn with the regular one (:mod:`._alternation`); with novelty, so do
+successors that are novel among the states of their heuristic value. The goal
+test is done
 when a state is expanded. Costs only add up the plan's cost.
 """
 
@@ -12,7 +14,7 @@ import math
 from collections.abc import Collection
 
 from plansmith.planning._options import PlanOptions
-from plansmith.planning.search._alternation import Alternation
+from plansmith.planning.search._alternation import Alternation, Novelty
 from plansmith.planning.search._space import (
     Evaluator,
     Limits,
@@ -30,8 +32,10 @@ __all__ = ["gbfs"]
 def gbfs(
     space: SearchSpace[S], evaluate: Evaluator[S], limits: Limits, options: PlanOptions
 ) -> SearchResult:
-    """Eager GBFS; preferred operators if ``options.preferred_operators``."""
+    """Eager GBFS; preferred operators if ``options.preferred_operators``, a
+    novelty queue if ``options.novelty``."""
     use_preferred = options.preferred_operators
+    novelty = Novelty() if options.novelty else None
     expanded = generated = evaluated = 0
     init = space.initial_state()
     h0, preferred0 = evaluate(init)
@@ -40,10 +44,10 @@ def gbfs(
         raise unsolvable(expanded, generated, evaluated)
     parents: Parents[S] = {init: None}
     preferred_of: dict[S, Collection[int]] = {init: preferred0}
-    queue: Alternation[S] = Alternation(preferred=use_preferred)
+    queue: Alternation[S] = Alternation(preferred=use_preferred, novel=novelty is not None)
     queue.push(h0, init)
     check_at = limits.first_check()
-    is_goal, successors = space.is_goal, space.successors
+    is_goal, successors, features = space.is_goal, space.successors, space.features
     while queue:
         state = queue.pop()
         preferred = preferred_of.pop(state, None)
@@ -65,5 +69,6 @@ def gbfs(
             if h == math.inf:
                 continue
             preferred_of[succ] = succ_preferred
-            queue.push(h, succ, preferred=use_preferred and op in preferred)
+            novel = novelty is not None and bool(novelty.novel(h, [features(succ)]))
+            queue.push(h, succ, preferred=use_preferred and op in preferred, novel=novel)
     raise unsolvable(expanded, generated, evaluated)
