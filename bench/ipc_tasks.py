@@ -53,6 +53,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -178,25 +179,40 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def download(cache: Path) -> Path:
-    """The sdist in ``cache``, downloaded by pip if it is not there yet; sha256 checked."""
-    target = cache / SDIST
-    if target.is_file() and sha256_of(target) == SHA256:
+def pip_download(cache: Path, pin: str, filename: str, sha256: str, *, sdist: bool) -> Path:
+    """``filename``, the sdist or wheel of ``pin`` (``NAME==VERSION``), in ``cache``: pip
+    downloads it from the package index if it is not there yet; its sha256 is checked."""
+    target = cache / filename
+    if target.is_file() and sha256_of(target) == sha256:
         return target
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache, prefix=".download-") as tmp:
         requirements = Path(tmp) / "requirements.txt"
-        requirements.write_text(f"{PACKAGE}=={VERSION} --hash=sha256:{SHA256}\n")
+        requirements.write_text(f"{pin} --hash=sha256:{sha256}\n")
         cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
-        cmd += ["--no-binary", ":all:", "--require-hashes", "-r", str(requirements)]
-        cmd += ["--dest", tmp]
-        print(f"downloading {PACKAGE}=={VERSION} (sdist) into {cache}", file=sys.stderr)
+        cmd += ["--no-binary" if sdist else "--only-binary", ":all:"]
+        cmd += ["--require-hashes", "-r", str(requirements), "--dest", tmp]
+        kind = "sdist" if sdist else "wheel"
+        print(f"downloading {pin} ({kind}) into {cache}", file=sys.stderr)
         subprocess.run(cmd, check=True)
-        fetched = Path(tmp) / SDIST
-        if not fetched.is_file() or sha256_of(fetched) != SHA256:
-            raise SystemExit(f"{SDIST}: not downloaded, or its sha256 is not {SHA256}")
+        fetched = Path(tmp) / filename
+        if not fetched.is_file() or sha256_of(fetched) != sha256:
+            raise SystemExit(f"{filename}: not downloaded, or its sha256 is not {sha256}")
         os.replace(fetched, target)
     return target
+
+
+def download(cache: Path) -> Path:
+    """The sdist in ``cache``, downloaded by pip if it is not there yet; sha256 checked."""
+    return pip_download(cache, f"{PACKAGE}=={VERSION}", SDIST, SHA256, sdist=True)
+
+
+def write_expected(out: Path, rows: list[dict[str, str]]) -> None:
+    """``out/expected.csv``: the suite's tasks, in the columns ``load`` reads."""
+    with (out / "expected.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, ["domain", "problem", "optimal_length", "pyperplan"])
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def _write_suite(sdist: Path, out: Path) -> None:
@@ -236,10 +252,7 @@ def _write_suite(sdist: Path, out: Path) -> None:
                 }
                 for name in problems
             ]
-    with (out / "expected.csv").open("w", newline="") as f:
-        writer = csv.DictWriter(f, ["domain", "problem", "optimal_length", "pyperplan"])
-        writer.writeheader()
-        writer.writerows(rows)
+    write_expected(out, rows)
     manifest = {
         "layout": LAYOUT,
         "package": f"{PACKAGE}=={VERSION}",
@@ -255,40 +268,47 @@ def _write_suite(sdist: Path, out: Path) -> None:
     (out / "SOURCE.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 
-def _current(suite: Path) -> bool:
+def is_current(suite: Path, layout: int, sha256: str) -> bool:
+    """``suite`` was written, in this ``layout``, from the archive of this ``sha256``."""
     try:
         manifest = json.loads((suite / "SOURCE.json").read_text())
     except (OSError, ValueError):
         return False
-    return bool(manifest.get("layout") == LAYOUT and manifest.get("sha256") == SHA256)
+    return bool(manifest.get("layout") == layout and manifest.get("sha256") == sha256)
+
+
+def install(cache: Path, name: str, write: Callable[[Path], None], layout: int, sha: str) -> Path:
+    """``cache/name``, written by ``write`` into a temporary directory renamed into place."""
+    suite = cache / name
+    for stale in cache.glob(f".{name}-*"):  # left by an interrupted fetch
+        if time.time() - stale.stat().st_mtime > 3600:  # not one being written now
+            shutil.rmtree(stale, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(dir=cache, prefix=f".{name}-"))
+    try:
+        write(tmp)
+        tmp.chmod(0o755)  # mkdtemp made it private
+        if suite.exists():  # out of date, or --refresh: move it aside, then drop it
+            old = Path(tempfile.mkdtemp(dir=cache, prefix=f".{name}-old-"))
+            os.replace(suite, old / "suite")
+            shutil.rmtree(old, ignore_errors=True)
+        try:
+            os.rename(tmp, suite)
+        except OSError:  # another process wrote it first
+            if not is_current(suite, layout, sha):
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return suite
 
 
 def ensure(cache: Path | None = None, *, refresh: bool = False) -> Path:
     """The default suite's directory, fetched and written first if needed."""
     cache = cache or cache_dir()
     suite = cache / SUITE_NAME
-    if not refresh and _current(suite):
+    if not refresh and is_current(suite, LAYOUT, SHA256):
         return suite
     sdist = download(cache)
-    for stale in cache.glob(f".{SUITE_NAME}-*"):  # left by an interrupted fetch
-        if time.time() - stale.stat().st_mtime > 3600:  # not one being written now
-            shutil.rmtree(stale, ignore_errors=True)
-    tmp = Path(tempfile.mkdtemp(dir=cache, prefix=f".{SUITE_NAME}-"))
-    try:
-        _write_suite(sdist, tmp)
-        tmp.chmod(0o755)  # mkdtemp made it private
-        if suite.exists():  # out of date, or --refresh: move it aside, then drop it
-            old = Path(tempfile.mkdtemp(dir=cache, prefix=f".{SUITE_NAME}-old-"))
-            os.replace(suite, old / "suite")
-            shutil.rmtree(old, ignore_errors=True)
-        try:
-            os.rename(tmp, suite)
-        except OSError:  # another process wrote it first
-            if not _current(suite):
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return suite
+    return install(cache, SUITE_NAME, lambda out: _write_suite(sdist, out), LAYOUT, SHA256)
 
 
 def selected(task: Task, patterns: list[str]) -> bool:
@@ -330,9 +350,16 @@ def load(suite: Path, patterns: list[str] | None = None) -> list[Task]:
 
 
 def resolve(suite: Path | None) -> Path:
-    """``--suite`` if given, else ``$PLANSMITH_PDDL_BENCHMARKS``, else the default suite."""
+    """``--suite`` if given, else ``$PLANSMITH_PDDL_BENCHMARKS``, else the default suite.
+
+    ``--suite heldout`` is the held-out suite of bench/heldout_tasks.py, fetched if needed.
+    """
     if suite is None and (env := os.environ.get("PLANSMITH_PDDL_BENCHMARKS")):
         suite = Path(env)
+    if suite is not None and str(suite) == "heldout":
+        import heldout_tasks
+
+        return heldout_tasks.ensure()
     if suite is None:
         return ensure()
     # absolute: the planners run in temporary working directories
@@ -345,13 +372,13 @@ def add_suite_option(parser: argparse.ArgumentParser, *flags: str) -> None:
         dest="suite",
         type=Path,
         metavar="DIR",
-        help="your own tasks (DOMAIN/domain.pddl + problems, optional expected.csv); "
-        "default: $PLANSMITH_PDDL_BENCHMARKS, else the pddl sdist's IPC tasks "
-        f"(fetched into {cache_dir()})",
+        help="your own tasks (DOMAIN/domain.pddl + problems, optional expected.csv), or "
+        "'heldout' (bench/heldout_tasks.py); default: $PLANSMITH_PDDL_BENCHMARKS, else the "
+        f"pddl sdist's IPC tasks (fetched into {cache_dir()})",
     )
 
 
-def _check(tasks: list[Task]) -> int:
+def check(tasks: list[Task]) -> int:
     from plansmith.formats import load_domain, load_problem
 
     bad = 0
@@ -384,7 +411,7 @@ def main() -> int:
         mine = [t for t in tasks if t.domain == domain]
         note = "" if all(t.pyperplan for t in mine) else " (not run by pyperplan)"
         print(f"  {domain}: {len(mine)} tasks{note}")
-    return _check(tasks) if args.check else 0
+    return check(tasks) if args.check else 0
 
 
 if __name__ == "__main__":
