@@ -310,6 +310,12 @@ def test_the_child_writes_to_the_clients_terminal(server: Server, tmp_path: Path
     assert b"isatty True False" in remote[1]
 
 
+def _sigint_as_a_foreground_job_has_it() -> None:
+    # a process started with SIGINT ignored (a background job of a script; this test
+    # where the suite runs with it ignored) keeps it ignored: Ctrl-C never reaches it
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_interrupts_the_plan_in_the_server(server: Server, tmp_path: Path) -> None:
     folder = _folder(tmp_path, "loop", LOOP_DOMAIN.replace("LOOP", "True"))
     client = subprocess.Popen(
@@ -317,6 +323,7 @@ def test_ctrl_c_interrupts_the_plan_in_the_server(server: Server, tmp_path: Path
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=server.env,
+        preexec_fn=_sigint_as_a_foreground_job_has_it,  # noqa: PLW1509
     )
     assert client.stderr is not None
     assert client.stderr.readline().startswith(b"isatty")  # the child is in the loop
