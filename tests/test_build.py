@@ -31,6 +31,12 @@ def test_no_extension_module_sits_beside_the_sources() -> None:
 def test_a_plain_install_is_pure_python_and_the_compiled_one_is_opt_in() -> None:
     hook = _mypyc_hook()
     assert hook["enable-by-default"] is False
+    # the C extension of hFF (hatch_build.py) comes only with the compiled build too
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        hooks = tomllib.load(f)["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]
+    assert hooks["custom"]["enable-by-default"] is False
+    assert hooks["custom"]["path"] == "hatch_build.py"
+    assert (ROOT / "hatch_build.py").is_file()
 
 
 def test_the_compiled_modules_exist_and_this_process_runs_one_build_of_them_all() -> None:

@@ -5,6 +5,10 @@ supporters (as Fast Downward's ``ff()``): each goal fact not in the state needs
 its supporter, whose preconditions not in the state are needed in turn. The
 value is the total cost of the distinct operators needed, at most hadd; the
 preferred operators are those of the relaxed plan applicable in the state.
+
+The compiled build (``make compiled``) evaluates tasks of integer costs
+without conditional effects or axioms in C (:mod:`._ff_native`): the same
+values and preferred operators, several times faster.
 """
 
 from __future__ import annotations
@@ -12,19 +16,23 @@ from __future__ import annotations
 import math
 
 from plansmith.planning._task import GroundTask
+from plansmith.planning.heuristics._ff_native import native_ff
 from plansmith.planning.heuristics._relaxed import Relaxation
 from plansmith.planning.search import Evaluation, Evaluator
 
 __all__ = ["ff"]
 
 
-def ff(task: GroundTask) -> Evaluator[int]:
-    """The hFF evaluator of ``task``."""
+def ff(task: GroundTask, *, native: bool = True) -> Evaluator[int]:
+    """The hFF evaluator of ``task``: in C where the install has it and ``native``."""
     relaxed = Relaxation(task)
     goals, pres, costs, neg_masks = relaxed.goals, relaxed.pres, relaxed.costs, relaxed.neg_masks
     explore = relaxed.explore
     if relaxed.origin is not None:
         return _ff_conditional(relaxed, relaxed.origin)
+    in_c = native_ff(relaxed) if native else None
+    if in_c is not None:
+        return in_c
 
     def evaluate(state: int) -> Evaluation:
         _, supporter, reached = explore(state, additive=True)
