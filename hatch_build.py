@@ -1,4 +1,4 @@
-"""The compiled build's C extension: hFF (src/plansmith/planning/heuristics/_hff_native.c).
+"""The compiled build's C extension: hFF (src/plansmith/planning/_native.c).
 
 A hatch build hook, off by default like the mypyc one beside it in pyproject.toml
 (``[tool.hatch.build.targets.wheel.hooks.custom]``): ``make compiled`` turns both on
@@ -14,8 +14,8 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-SOURCE = "src/plansmith/planning/heuristics/_hff_native.c"
-MODULE = "plansmith.planning.heuristics._hff_native"
+SOURCE = "src/plansmith/planning/_native.c"
+MODULE = "plansmith.planning._native"
 
 
 class HffExtensionHook(BuildHookInterface):  # type: ignore[type-arg]
@@ -45,7 +45,7 @@ class HffExtensionHook(BuildHookInterface):  # type: ignore[type-arg]
         suffix = sysconfig.get_config_var("EXT_SUFFIX")
         if not built.is_file() or not built.name.endswith(suffix):
             raise RuntimeError(f"hatch_build.py: {MODULE} was not built ({built})")
-        target = "plansmith/planning/heuristics/" + built.name
+        target = "plansmith/planning/" + built.name
         build_data["force_include"][str(built)] = target
         build_data["pure_python"] = False
         build_data["infer_tag"] = True

@@ -1,4 +1,5 @@
-"""hFF in C (the compiled build's ``_hff_native``) gives what the Python hFF gives.
+"""The compiled build's C extension (``planning/_native.c``) gives what the Python code
+gives: hFF values and preferred operators, and successors.
 
 In a plain install (``.venv``) the extension is absent and these tests skip; `make
 test-compiled` runs them against the compiled build, where the extension must be
@@ -16,9 +17,10 @@ from _search_fixtures import strips_problems
 from hypothesis import HealthCheck, given, settings
 
 import _pddl_suite as suite
+from plansmith.planning._compiled import native_available
 from plansmith.planning._grounding import ground
 from plansmith.planning._task import GroundTask, TaskSpace
-from plansmith.planning.heuristics._ff_native import native_available, native_ff
+from plansmith.planning.heuristics._ff_native import native_ff
 from plansmith.planning.heuristics._relaxed import Relaxation
 from plansmith.planning.heuristics.ff import ff
 from plansmith.planning.search import Evaluator
@@ -82,6 +84,28 @@ def test_random_tasks_with_costs_and_negative_preconditions_match_python(prob: o
 
 
 @needs_native
+@pytest.mark.parametrize("t", suite.suite()[1::3], ids=lambda t: t.name)
+def test_successors_in_c_are_the_python_successors_in_the_same_order(t: suite.Task) -> None:
+    task = ground(suite.load(t))
+    in_c, in_python = TaskSpace(task), TaskSpace(task, native=False)
+    for state in _walk(task, 150, seed=len(t.name)):
+        assert in_c.successors(state) == in_python.successors(state), state
+
+
+@needs_native
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(strips_problems(costs=True))
+def test_successors_of_random_tasks_match_python(prob: object) -> None:
+    task = ground(prob)  # type: ignore[arg-type]
+    in_c, in_python = TaskSpace(task), TaskSpace(task, native=False)
+    for state in _walk(task, 30, seed=1):
+        got = in_c.successors(state)
+        assert got == in_python.successors(state)
+        # the costs are the operators' own objects: an int stays an int, a float a float
+        assert [type(c) for _, _, c in got] == [type(task.operators[o].cost) for o, _, _ in got]
+
+
+@needs_native
 def test_an_unreachable_goal_is_infinite_with_no_preferred_operators() -> None:
     task = ground(suite.load(suite.gripper(2)))
     in_c, in_python = _both(task)
@@ -105,7 +129,7 @@ def test_a_state_that_is_not_a_fact_mask_is_refused_with_a_typed_error() -> None
 
 @needs_native
 def test_arrays_that_do_not_fit_are_refused_at_construction() -> None:
-    from plansmith.planning.heuristics import _hff_native
+    from plansmith.planning import _native
 
     good = {
         "n_facts": 2, "goals": [1], "eff_fact": [1], "eff_op": [0],
@@ -116,7 +140,7 @@ def test_arrays_that_do_not_fit_are_refused_at_construction() -> None:
         "group_size": [], "pre_start": [0, 1], "pre": [0], "op_cost": [1],
         "neg_start": [0, 0], "neg": [],
     }  # fmt: skip
-    assert _hff_native.Hff(**good).evaluate(0b01) == (1.0, {0})
+    assert _native.Hff(**good).evaluate(0b01) == (1.0, {0})
     for key, bad in [
         ("goals", [2]),  # fact 2 of 2
         ("eff_op", [1]),  # operator 1 of 1
@@ -125,6 +149,6 @@ def test_arrays_that_do_not_fit_are_refused_at_construction() -> None:
         ("op_cost", [-1]),
     ]:
         with pytest.raises(ValueError, match=key.split("_")[0]):
-            _hff_native.Hff(**{**good, key: bad})
+            _native.Hff(**{**good, key: bad})
     with pytest.raises(TypeError):
-        _hff_native.Hff(**{**good, "goals": ["g"]})
+        _native.Hff(**{**good, "goals": ["g"]})

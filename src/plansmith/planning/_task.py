@@ -21,12 +21,16 @@ stratum, to the least fixpoint. Tasks without axioms never run this code.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from plansmith.model import ActionSchema, Atom, Condition, GroundAction, Number
+from plansmith.planning._compiled import native
 from plansmith.planning._instantiate import instantiate
+
+if TYPE_CHECKING:  # only the compiled build has the module
+    from plansmith.planning import _native
 
 __all__ = [
     "Operator",
@@ -211,11 +215,14 @@ class TaskSpace:
         "_goal",
         "_goal_neg",
         "_keys",
+        "_native",
         "_ops",
         "task",
     )
 
-    def __init__(self, task: GroundTask) -> None:
+    def __init__(self, task: GroundTask, *, native: bool = True) -> None:
+        """``native``: generate successors in C where the install has it (the same
+        successors in the same order)."""
         self.task = task
         self._derive = axiom_evaluator(task)
         self._goal = task.goal
@@ -257,6 +264,11 @@ class TaskSpace:
         for f in buckets:
             keys |= 1 << f
         self._keys = keys
+        self._native = (
+            _native_successors(task, always, buckets, self._conditional, self._derive)
+            if native
+            else None
+        )
 
     def initial_state(self) -> int:
         return self.task.init
@@ -270,6 +282,8 @@ class TaskSpace:
 
     def successors(self, state: int) -> list[tuple[int, int, Number]]:
         """``(operator id, successor, cost)`` for each applicable operator, by id."""
+        if self._native is not None:
+            return self._native(state)
         out: list[tuple[int, int, Number]] = []
         append = out.append
         for o, pre, neg, keep, add, cost in self._always:
@@ -292,6 +306,56 @@ class TaskSpace:
             out = [(o, derive(succ), cost) for o, succ, cost in out]
         out.sort()
         return out
+
+
+def _native_successors(
+    task: GroundTask,
+    always: list[tuple[int, int, int, int, int, Number]],
+    buckets: dict[int, list[tuple[int, int, int, int, int, Number]]],
+    conditional: Sequence[object],
+    derive: object,
+) -> Callable[[int], list[tuple[int, int, Number]]] | None:
+    """:meth:`TaskSpace.successors` in C (the compiled build's extension), for tasks
+    without conditional effects or axioms; None where it does not apply."""
+    if native is None or conditional or derive is not None:
+        return None
+    ops = task.operators
+    key_ops: list[int] = []
+    key_start: list[int] = []
+    for f in range(len(task.facts)):
+        key_start.append(len(key_ops))
+        key_ops.extend(entry[0] for entry in buckets.get(f, ()))
+    key_start.append(len(key_ops))
+
+    def lists(part: Callable[[Operator], tuple[int, ...]]) -> tuple[list[int], list[int]]:
+        starts: list[int] = []
+        items: list[int] = []
+        for op in ops:
+            starts.append(len(items))
+            items.extend(part(op))
+        starts.append(len(items))
+        return starts, items
+
+    pre_start, pre = lists(lambda op: op.pre_facts)
+    neg_start, neg = lists(lambda op: op.neg_facts)
+    add_start, add = lists(lambda op: op.add_facts)
+    delete_start, delete = lists(lambda op: op.del_facts)
+    generator: _native.Successors = native.Successors(
+        n_facts=len(task.facts),
+        pre_start=pre_start,
+        pre=pre,
+        neg_start=neg_start,
+        neg=neg,
+        add_start=add_start,
+        add=add,
+        delete_start=delete_start,
+        delete=delete,
+        always=[entry[0] for entry in always],
+        key_start=key_start,
+        key_ops=key_ops,
+        costs=[op.cost for op in ops],
+    )
+    return generator.successors
 
 
 def relaxed_operators(

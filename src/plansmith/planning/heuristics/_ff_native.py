@@ -1,4 +1,4 @@
-"""hFF in C, where the compiled build has it (``_hff_native``, ``make compiled``).
+"""hFF in C, where the compiled build has it (``planning/_native.c``, ``make compiled``).
 
 The extension implements :mod:`.ff`'s evaluator step for step for tasks whose
 costs are all integers and that have no conditional effects or axioms (the
@@ -9,29 +9,25 @@ extension and runs the Python code; :func:`native_ff` then returns None.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from plansmith.planning._compiled import native
 from plansmith.planning._task import bits
 from plansmith.planning.heuristics._relaxed import Effects, Relaxation
 from plansmith.planning.search import Evaluator
 
-try:
-    from plansmith.planning.heuristics import _hff_native
-except ImportError:  # a plain install: pure Python
-    _hff_native = None  # type: ignore[assignment]
+if TYPE_CHECKING:  # only the compiled build has the module
+    from plansmith.planning import _native
 
-__all__ = ["native_available", "native_ff"]
+__all__ = ["native_ff"]
 
 _MAX_COST = 1 << 40  # the extension's bound on an operator's cost
-
-
-def native_available() -> bool:
-    """Whether this install has the C extension (the compiled build)."""
-    return _hff_native is not None
 
 
 def native_ff(relaxed: Relaxation) -> Evaluator[int] | None:
     """The C evaluator of hFF over ``relaxed``, or None where it does not apply (no
     extension, a cost that is not an integer, conditional effects or axioms)."""
-    if _hff_native is None or relaxed.origin is not None or not relaxed.integer:
+    if native is None or relaxed.origin is not None or not relaxed.integer:
         return None
     costs = [int(c) for c in relaxed.costs]
     if any(c >= _MAX_COST for c in costs):
@@ -71,7 +67,7 @@ def native_ff(relaxed: Relaxation) -> Evaluator[int] | None:
     counted_start, counted = _offsets(relaxed.counted)
     pre_start, pre = _offsets(relaxed.pres)
     neg_start, neg = _offsets([bits(m) for m in relaxed.neg_masks])
-    native = _hff_native.Hff(
+    hff: _native.Hff = native.Hff(
         n_facts=len(relaxed.is_goal),
         goals=list(relaxed.goals),
         eff_fact=eff_fact,
@@ -95,7 +91,7 @@ def native_ff(relaxed: Relaxation) -> Evaluator[int] | None:
         neg_start=neg_start,
         neg=neg,
     )
-    return native.evaluate
+    return hff.evaluate
 
 
 def _offsets(lists: list[tuple[int, ...]] | list[list[int]]) -> tuple[list[int], list[int]]:

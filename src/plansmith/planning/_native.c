@@ -1,6 +1,11 @@
-/* hFF in C: the compiled build's evaluator for tasks of integer costs without
- * conditional effects or axioms (docs/planning.md, "Speed").
+/* The compiled build's C extension (hatch_build.py; docs/planning.md, "Speed"):
+ *   Hff         hFF for tasks of integer costs without conditional effects or axioms;
+ *   Successors  successor generation (TaskSpace.successors) for tasks without
+ *               conditional effects or axioms.
+ * Each does what its Python counterpart does, step for step, so that a plan is
+ * the same bytes with or without this module.
  *
+ * Hff:
  * The same algorithm as heuristics/_relaxed.py (Relaxation._buckets_add) and
  * heuristics/ff.py, step for step, so that both give the same value and the
  * same preferred operators on every state, and a plan is the same bytes with
@@ -370,12 +375,12 @@ done:
 }
 
 /* The state's bits, lowest first, into self->state (little-endian bytes). */
-static int read_state(Hff *self, PyObject *state) {
+static int read_state(Py_ssize_t n_bytes, unsigned char *buffer, PyObject *state) {
     if (!PyLong_Check(state)) {
         PyErr_SetString(PyExc_TypeError, "a state is an int");
         return -1;
     }
-    if (!self->n_bytes) {
+    if (!n_bytes) {
         if (PyObject_IsTrue(state)) {
             PyErr_SetString(PyExc_ValueError, "the state has a fact beyond the task's");
             return -1;
@@ -384,18 +389,18 @@ static int read_state(Hff *self, PyObject *state) {
     }
 #if PY_VERSION_HEX >= 0x030D0000
     Py_ssize_t need = PyLong_AsNativeBytes(
-        state, self->state, self->n_bytes,
+        state, buffer, n_bytes,
         Py_ASNATIVEBYTES_LITTLE_ENDIAN | Py_ASNATIVEBYTES_UNSIGNED_BUFFER |
             Py_ASNATIVEBYTES_REJECT_NEGATIVE);
     if (need < 0) return -1;
-    if (need > self->n_bytes) {
+    if (need > n_bytes) {
         PyErr_SetString(PyExc_ValueError, "the state has a fact beyond the task's");
         return -1;
     }
     return 0;
 #else
     /* raises OverflowError for a negative int or one wider than the task's facts */
-    return _PyLong_AsByteArray((PyLongObject *)state, self->state, (size_t)self->n_bytes, 1, 0);
+    return _PyLong_AsByteArray((PyLongObject *)state, buffer, (size_t)n_bytes, 1, 0);
 #endif
 }
 
@@ -405,7 +410,7 @@ static inline int holds(const unsigned char *state, int32_t f) {
 
 /* evaluate(state) -> (h, preferred): as heuristics/ff.py's evaluate. */
 static PyObject *Hff_evaluate(Hff *self, PyObject *state) {
-    if (read_state(self, state) < 0) return NULL;
+    if (read_state(self->n_bytes, self->state, state) < 0) return NULL;
     int reached = explore(self);
     if (reached < 0) return NULL;
     if (!reached) return Py_BuildValue("(d())", Py_HUGE_VAL);
@@ -468,7 +473,7 @@ static PyMethodDef Hff_methods[] = {
 
 static PyTypeObject HffType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "plansmith.planning.heuristics._hff_native.Hff",
+    .tp_name = "plansmith.planning._native.Hff",
     .tp_basicsize = sizeof(Hff),
     .tp_dealloc = (destructor)Hff_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -477,20 +482,213 @@ static PyTypeObject HffType = {
     .tp_new = Hff_new,
 };
 
+/* ---- Successors ------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t n_facts, n_ops, n_bytes, n_always;
+    int32_t *pre_start, *pre, *neg_start, *neg, *add_start, *add, *del_start, *del;
+    int32_t *always;
+    int32_t *key_start, *key_ops; /* the operators filed under each key fact */
+    PyObject **op_id, **op_cost;  /* owned references, one per operator */
+    unsigned char *state, *succ;
+    int32_t *found;
+} Successors;
+
+static void Successors_dealloc(Successors *self) {
+    void *owned[] = {
+        self->pre_start, self->pre, self->neg_start, self->neg, self->add_start, self->add,
+        self->del_start, self->del, self->always, self->key_start, self->key_ops,
+        self->state, self->succ, self->found,
+    };
+    for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++) PyMem_Free(owned[i]);
+    for (Py_ssize_t o = 0; o < self->n_ops; o++) {
+        if (self->op_id) Py_XDECREF(self->op_id[o]);
+        if (self->op_cost) Py_XDECREF(self->op_cost[o]);
+    }
+    PyMem_Free(self->op_id);
+    PyMem_Free(self->op_cost);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Offsets and items of one list of facts per operator. */
+static int read_lists(PyObject *starts, PyObject *items, const char *name, Py_ssize_t n,
+                      Py_ssize_t bound, int32_t **out_starts, int32_t **out_items) {
+    Py_ssize_t total = 0;
+    if (!(*out_items = read_index(items, name, 0, bound, -1, &total))) return -1;
+    if (!(*out_starts = read_index(starts, name, 0, total + 1, n + 1, NULL))) return -1;
+    return check_starts(*out_starts, n, total, name);
+}
+
+static PyObject *Successors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *pre_start, *pre, *neg_start, *neg, *add_start, *add, *del_start, *del;
+    PyObject *always, *key_start, *key_ops, *costs;
+    Py_ssize_t n_facts;
+    static char *names[] = {
+        "n_facts", "pre_start", "pre", "neg_start", "neg", "add_start", "add", "delete_start",
+        "delete", "always", "key_start", "key_ops", "costs", NULL,
+    };
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$nOOOOOOOOOOOO", names, &n_facts,
+                                     &pre_start, &pre, &neg_start, &neg, &add_start, &add,
+                                     &del_start, &del, &always, &key_start, &key_ops, &costs))
+        return NULL;
+    if (n_facts < 0 || n_facts > (1 << 30)) {
+        PyErr_SetString(PyExc_ValueError, "n_facts out of range");
+        return NULL;
+    }
+    PyObject *cost_seq = PySequence_Fast(costs, "costs");
+    if (!cost_seq) return NULL;
+    Successors *self = (Successors *)type->tp_alloc(type, 0);
+    if (!self) {
+        Py_DECREF(cost_seq);
+        return NULL;
+    }
+    Py_ssize_t n_ops = PySequence_Fast_GET_SIZE(cost_seq), n_keyed = 0;
+    self->n_facts = n_facts;
+    self->n_bytes = (n_facts + 7) / 8;
+    if (!(self->op_id = zalloc(n_ops, sizeof(PyObject *))) ||
+        !(self->op_cost = zalloc(n_ops, sizeof(PyObject *))))
+        goto fail;
+    self->n_ops = n_ops;
+    for (Py_ssize_t o = 0; o < n_ops; o++) {
+        PyObject *c = PySequence_Fast_GET_ITEM(cost_seq, o);
+        if (!PyLong_Check(c) && !PyFloat_Check(c)) {
+            PyErr_Format(PyExc_TypeError, "costs[%zd] is not a number", o);
+            goto fail;
+        }
+        Py_INCREF(c);
+        self->op_cost[o] = c;
+        if (!(self->op_id[o] = PyLong_FromSsize_t(o))) goto fail;
+    }
+    if (read_lists(pre_start, pre, "pre", n_ops, n_facts, &self->pre_start, &self->pre) < 0 ||
+        read_lists(neg_start, neg, "neg", n_ops, n_facts, &self->neg_start, &self->neg) < 0 ||
+        read_lists(add_start, add, "add", n_ops, n_facts, &self->add_start, &self->add) < 0 ||
+        read_lists(del_start, del, "del", n_ops, n_facts, &self->del_start, &self->del) < 0)
+        goto fail;
+    if (!(self->always = read_index(always, "always", 0, n_ops, -1, &self->n_always)))
+        goto fail;
+    if (!(self->key_ops = read_index(key_ops, "key_ops", 0, n_ops, -1, &n_keyed))) goto fail;
+    if (!(self->key_start = read_index(key_start, "key_start", 0, n_keyed + 1, n_facts + 1,
+                                       NULL)) ||
+        check_starts(self->key_start, n_facts, n_keyed, "key_start") < 0)
+        goto fail;
+    if (!(self->state = zalloc(self->n_bytes, 1)) || !(self->succ = zalloc(self->n_bytes, 1)) ||
+        !(self->found = zalloc(n_ops, sizeof(int32_t))))
+        goto fail;
+    Py_DECREF(cost_seq);
+    return (PyObject *)self;
+fail:
+    Py_DECREF(cost_seq);
+    Py_DECREF(self);
+    return NULL;
+}
+
+static inline int applicable(const Successors *self, int32_t o) {
+    for (int32_t k = self->pre_start[o]; k < self->pre_start[o + 1]; k++)
+        if (!holds(self->state, self->pre[k])) return 0;
+    for (int32_t k = self->neg_start[o]; k < self->neg_start[o + 1]; k++)
+        if (holds(self->state, self->neg[k])) return 0;
+    return 1;
+}
+
+static int by_id(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static PyObject *int_of_bytes(const unsigned char *bytes, Py_ssize_t n) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyLong_FromUnsignedNativeBytes(bytes, (size_t)n, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
+#else
+    return _PyLong_FromByteArray(bytes, (size_t)n, 1, 0);
+#endif
+}
+
+/* successors(state) -> [(operator id, successor, cost)], by operator id. */
+static PyObject *Successors_call(Successors *self, PyObject *state) {
+    if (read_state(self->n_bytes, self->state, state) < 0) return NULL;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < self->n_always; i++)
+        if (applicable(self, self->always[i])) self->found[n++] = self->always[i];
+    for (Py_ssize_t b = 0; b < self->n_bytes; b++) {
+        unsigned byte = self->state[b];
+        while (byte) {
+            int bit = __builtin_ctz(byte);
+            byte &= byte - 1;
+            int32_t f = (int32_t)(b * 8 + bit);
+            if (f >= self->n_facts) break;
+            for (int32_t k = self->key_start[f]; k < self->key_start[f + 1]; k++)
+                if (applicable(self, self->key_ops[k])) self->found[n++] = self->key_ops[k];
+        }
+    }
+    qsort(self->found, (size_t)n, sizeof(int32_t), by_id);
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t o = self->found[i];
+        memcpy(self->succ, self->state, (size_t)self->n_bytes);
+        for (int32_t k = self->del_start[o]; k < self->del_start[o + 1]; k++)
+            self->succ[self->del[k] >> 3] &= (unsigned char)~(1u << (self->del[k] & 7));
+        for (int32_t k = self->add_start[o]; k < self->add_start[o + 1]; k++)
+            self->succ[self->add[k] >> 3] |= (unsigned char)(1u << (self->add[k] & 7));
+        PyObject *succ = int_of_bytes(self->succ, self->n_bytes);
+        if (!succ) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyObject *entry = PyTuple_New(3);
+        if (!entry) {
+            Py_DECREF(succ);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_INCREF(self->op_id[o]);
+        Py_INCREF(self->op_cost[o]);
+        PyTuple_SET_ITEM(entry, 0, self->op_id[o]);
+        PyTuple_SET_ITEM(entry, 1, succ);
+        PyTuple_SET_ITEM(entry, 2, self->op_cost[o]);
+        PyList_SET_ITEM(out, i, entry);
+    }
+    return out;
+}
+
+static PyMethodDef Successors_methods[] = {
+    {"successors", (PyCFunction)Successors_call, METH_O,
+     "successors(state) -> [(operator id, successor, cost)], ordered by operator id."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject SuccessorsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "plansmith.planning._native.Successors",
+    .tp_basicsize = sizeof(Successors),
+    .tp_dealloc = (destructor)Successors_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The successors of a task's states, from operator fact lists (_task.py).",
+    .tp_methods = Successors_methods,
+    .tp_new = Successors_new,
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "plansmith.planning.heuristics._hff_native",
-    .m_doc = "hFF in C (the compiled build): the same values as heuristics/ff.py.",
+    .m_name = "plansmith.planning._native",
+    .m_doc = "The compiled build's hFF and successor generation (same results as the Python code).",
     .m_size = -1,
 };
 
-PyMODINIT_FUNC PyInit__hff_native(void) {
-    if (PyType_Ready(&HffType) < 0) return NULL;
+PyMODINIT_FUNC PyInit__native(void) {
+    if (PyType_Ready(&HffType) < 0 || PyType_Ready(&SuccessorsType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&HffType);
     if (PyModule_AddObject(m, "Hff", (PyObject *)&HffType) < 0) {
         Py_DECREF(&HffType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&SuccessorsType);
+    if (PyModule_AddObject(m, "Successors", (PyObject *)&SuccessorsType) < 0) {
+        Py_DECREF(&SuccessorsType);
         Py_DECREF(m);
         return NULL;
     }

@@ -1,4 +1,5 @@
-# The compiled build's C extension (_hff_native.c); heuristics/_ff_native.py feeds it.
+# The compiled build's C extension (_native.c): hFF (heuristics/_ff_native.py feeds it) and
+# successor generation (_task.py, TaskSpace).
 class Hff:
     def __init__(
         self,
@@ -27,3 +28,23 @@ class Hff:
         neg: list[int],
     ) -> None: ...
     def evaluate(self, state: int, /) -> tuple[float, set[int]]: ...
+
+class Successors:
+    def __init__(
+        self,
+        *,
+        n_facts: int,
+        pre_start: list[int],
+        pre: list[int],
+        neg_start: list[int],
+        neg: list[int],
+        add_start: list[int],
+        add: list[int],
+        delete_start: list[int],
+        delete: list[int],
+        always: list[int],
+        key_start: list[int],
+        key_ops: list[int],
+        costs: list[int | float],
+    ) -> None: ...
+    def successors(self, state: int, /) -> list[tuple[int, int, int | float]]: ...
