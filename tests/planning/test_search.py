@@ -209,6 +209,30 @@ def test_the_alternation_gives_the_novelty_queue_its_turn_and_never_boosts_it() 
     assert not queue
 
 
+def test_pop_unseen_skips_seen_items_and_counts_each_skipped_one_as_a_turn() -> None:
+    def filled() -> Alternation[tuple[str, int]]:
+        queue: Alternation[tuple[str, int]] = Alternation(preferred=True, novel=True)
+        batch = [(name, i) for i, name in enumerate("abcdef")]
+        queue.push_batch(0, batch, preferred=batch[2:4], novel=batch[4:])
+        queue.push_batch(1, [("g", 6)], preferred=[("g", 6)])
+        return queue
+
+    seen = {"a", "c", "e"}
+    by_pop, by_pop_unseen = filled(), filled()
+    expected = []
+    while by_pop:  # the loop lazy search used to run
+        item = by_pop.pop()
+        if item[0] not in seen:
+            expected.append(item)
+    got = []
+    while (item := by_pop_unseen.pop_unseen(seen)) is not None:
+        got.append(item)
+    assert got == expected
+    # turns: a (seen) c (seen) e (seen) b d f c (seen) g d; then the regular queue alone
+    assert [name for name, _ in got] == ["b", "d", "f", "g", "d", "f", "g"]
+    assert by_pop_unseen.pop_unseen(seen) is None
+
+
 def test_a_state_is_novel_when_it_brings_a_fact_unseen_at_its_heuristic_value() -> None:
     novelty = Novelty()
     assert novelty.novel(3, [0b0011, 0b0001, 0b0100, 0b0111]) == [0, 2]

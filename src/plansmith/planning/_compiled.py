@@ -6,9 +6,10 @@ the same plans byte for byte (tests/test_build.py).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import ModuleType
 
-__all__ = ["native", "native_available"]
+__all__ = ["native", "native_available", "offsets"]
 
 
 def _load() -> ModuleType | None:
@@ -26,3 +27,15 @@ native = _load()
 def native_available() -> bool:
     """Whether this install has the C extension (the compiled build)."""
     return native is not None
+
+
+def offsets(lists: Iterable[Iterable[int]]) -> tuple[list[int], list[int]]:
+    """``lists`` flattened as the extension takes them: the items in order, and each
+    list's start in them (one more start at the end: the number of items)."""
+    starts: list[int] = []
+    items: list[int] = []
+    for part in lists:
+        starts.append(len(items))
+        items.extend(part)
+    starts.append(len(items))
+    return starts, items

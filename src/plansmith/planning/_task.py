@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from plansmith.model import ActionSchema, Atom, Condition, GroundAction, Number
-from plansmith.planning._compiled import native
+from plansmith.planning._compiled import native, offsets
 from plansmith.planning._instantiate import instantiate
 
 if TYPE_CHECKING:  # only the compiled build has the module
@@ -320,26 +320,13 @@ def _native_successors(
     if native is None or conditional or derive is not None:
         return None
     ops = task.operators
-    key_ops: list[int] = []
-    key_start: list[int] = []
-    for f in range(len(task.facts)):
-        key_start.append(len(key_ops))
-        key_ops.extend(entry[0] for entry in buckets.get(f, ()))
-    key_start.append(len(key_ops))
-
-    def lists(part: Callable[[Operator], tuple[int, ...]]) -> tuple[list[int], list[int]]:
-        starts: list[int] = []
-        items: list[int] = []
-        for op in ops:
-            starts.append(len(items))
-            items.extend(part(op))
-        starts.append(len(items))
-        return starts, items
-
-    pre_start, pre = lists(lambda op: op.pre_facts)
-    neg_start, neg = lists(lambda op: op.neg_facts)
-    add_start, add = lists(lambda op: op.add_facts)
-    delete_start, delete = lists(lambda op: op.del_facts)
+    key_start, key_ops = offsets(
+        [entry[0] for entry in buckets.get(f, ())] for f in range(len(task.facts))
+    )
+    pre_start, pre = offsets(op.pre_facts for op in ops)
+    neg_start, neg = offsets(op.neg_facts for op in ops)
+    add_start, add = offsets(op.add_facts for op in ops)
+    delete_start, delete = offsets(op.del_facts for op in ops)
     generator: _native.Successors = native.Successors(
         n_facts=len(task.facts),
         pre_start=pre_start,

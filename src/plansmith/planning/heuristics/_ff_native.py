@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from plansmith.planning._compiled import native
+from plansmith.planning._compiled import native, offsets
 from plansmith.planning._task import bits
 from plansmith.planning.heuristics._relaxed import Effects, Relaxation
 from plansmith.planning.search import Evaluator
@@ -64,9 +64,9 @@ def native_ff(relaxed: Relaxation) -> Evaluator[int] | None:
     group_cost, group_es, group_ee = entries(
         [(int(w), e) for w, e in zip(relaxed.group_cost, relaxed.group_effects, strict=True)]
     )
-    counted_start, counted = _offsets(relaxed.counted)
-    pre_start, pre = _offsets(relaxed.pres)
-    neg_start, neg = _offsets([bits(m) for m in relaxed.neg_masks])
+    counted_start, counted = offsets(relaxed.counted)
+    pre_start, pre = offsets(relaxed.pres)
+    neg_start, neg = offsets([bits(m) for m in relaxed.neg_masks])
     hff: _native.Hff = native.Hff(
         n_facts=len(relaxed.is_goal),
         goals=list(relaxed.goals),
@@ -92,13 +92,3 @@ def native_ff(relaxed: Relaxation) -> Evaluator[int] | None:
         neg=neg,
     )
     return hff.evaluate
-
-
-def _offsets(lists: list[tuple[int, ...]] | list[list[int]]) -> tuple[list[int], list[int]]:
-    starts: list[int] = []
-    items: list[int] = []
-    for part in lists:
-        starts.append(len(items))
-        items.extend(part)
-    starts.append(len(items))
-    return starts, items

@@ -16,9 +16,9 @@ where the heuristic's ties all point the same wrong way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from heapq import heappop, heappush
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 __all__ = ["Alternation", "Novelty"]
 
@@ -99,20 +99,41 @@ class Alternation(Generic[T]):
 
     def pop(self) -> T:
         """The first item of the least used non-empty queue (IndexError if all are empty)."""
+        item = self._pop()
+        if item is _EMPTY:
+            raise IndexError("pop from an empty open list")
+        return item  # type: ignore[return-value]
+
+    def pop_unseen(self, seen: Container[object]) -> T | None:
+        """:meth:`pop` until an item (a tuple) whose first element is not in ``seen``;
+        None if the queues run empty first. Each item popped counts as a turn, as with
+        :meth:`pop`: this is the loop of a lazy search that skips closed states, in one
+        call."""
+        while True:
+            item = self._pop()
+            if item is _EMPTY:
+                return None
+            if cast("tuple[object, ...]", item)[0] not in seen:
+                return item  # type: ignore[return-value]
+
+    def _pop(self) -> object:
         heaps, priority = self._heaps, self._priority
         best = -1
         for i, heap in enumerate(heaps):
             if heap and (best < 0 or priority[i] < priority[best]):
                 best = i
         if best < 0:
-            raise IndexError("pop from an empty open list")
+            return _EMPTY
         priority[best] += 1
         heap = heaps[best]
         top = heap[0]
-        items: Sequence[T] = top[2]  # type: ignore[assignment]
+        items: Sequence[object] = top[2]  # type: ignore[assignment]
         index: int = top[3]  # type: ignore[assignment]
         if index + 1 == len(items):
             heappop(heap)
         else:
             top[3] = index + 1  # the key is unchanged: the heap stays ordered
         return items[index]
+
+
+_EMPTY = object()  # what _pop returns when every queue is empty

@@ -76,11 +76,10 @@ def lazy_gbfs(
         )
         queue.push_batch(h, batch, chosen, novel)
         while True:
-            if not queue:
+            entry = queue.pop_unseen(parents)  # skips the states already reached
+            if entry is None:
                 raise unsolvable(expanded, generated, evaluated)
-            succ, parent, op, c = queue.pop()
-            if succ in parents:
-                continue
+            succ, parent, op, c = entry
             parents[succ] = (parent, op, c)
             h, preferred = evaluate(succ)
             evaluated += 1
