@@ -152,3 +152,29 @@ def test_arrays_that_do_not_fit_are_refused_at_construction() -> None:
             _native.Hff(**{**good, key: bad})
     with pytest.raises(TypeError):
         _native.Hff(**{**good, "goals": ["g"]})
+
+
+@needs_native
+def test_a_successor_generator_that_does_not_fit_is_refused_at_construction() -> None:
+    from plansmith.planning import _native
+
+    # op 0: a -> b (deletes a); op 1: b -> c, filed under key fact b
+    good = {
+        "n_facts": 3, "pre_start": [0, 1, 2], "pre": [0, 1], "neg_start": [0, 0, 0],
+        "neg": [], "add_start": [0, 1, 2], "add": [1, 2], "delete_start": [0, 1, 1],
+        "delete": [0], "always": [], "key_start": [0, 1, 2, 2], "key_ops": [0, 1],
+        "costs": [1, 2.5],
+    }  # fmt: skip
+    generator = _native.Successors(**good)
+    assert generator.successors(0b001) == [(0, 0b010, 1)]
+    assert generator.successors(0b011) == [(0, 0b010, 1), (1, 0b111, 2.5)]
+    for key, bad in [
+        ("pre", [0, 3]),  # fact 3 of 3
+        ("key_ops", [0, 2]),  # operator 2 of 2
+        ("add_start", [0, 2, 1]),  # not ascending
+        ("key_start", [0, 1, 2]),  # one offset short
+    ]:
+        with pytest.raises(ValueError, match=key.split("_")[0]):
+            _native.Successors(**{**good, key: bad})
+    with pytest.raises(TypeError, match="costs"):
+        _native.Successors(**{**good, "costs": [1, "2"]})

@@ -573,7 +573,7 @@ static PyObject *Successors_new(PyTypeObject *type, PyObject *args, PyObject *kw
         check_starts(self->key_start, n_facts, n_keyed, "key_start") < 0)
         goto fail;
     if (!(self->state = zalloc(self->n_bytes, 1)) || !(self->succ = zalloc(self->n_bytes, 1)) ||
-        !(self->found = zalloc(n_ops, sizeof(int32_t))))
+        !(self->found = zalloc(self->n_always + n_keyed, sizeof(int32_t))))  /* every listed operator at most once */
         goto fail;
     Py_DECREF(cost_seq);
     return (PyObject *)self;
