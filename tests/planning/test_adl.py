@@ -7,14 +7,16 @@ installed, for VAL.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from plansmith.errors import DomainError
+from plansmith.errors import DomainError, UnsolvableError
 from plansmith.formats._pddl import parse_pddl_domain, parse_pddl_problem
 from plansmith.model import Problem
 from plansmith.planning import PlanOptions, build_plan, check_plan, solve
@@ -173,3 +175,105 @@ def test_a_derived_predicate_must_be_declared_with_its_location() -> None:
     assert "unknown predicate 'lit'" in info.value.message
     assert info.value.location is not None
     assert info.value.location.line == 10
+
+
+def _lamps(rooms: int, lamps_per_room: int, broken: int) -> str:
+    """A LAMPS problem: ``rooms`` rooms in a row, each with its lamps, the first
+    ``broken`` lamps of the last room broken; every room to be checked."""
+    lamps = [f"l{r}{k}" for r in range(rooms) for k in range(lamps_per_room)]
+    init = ["(here r0)"]
+    init += [f"(in l{r}{k} r{r})" for r in range(rooms) for k in range(lamps_per_room)]
+    init += [f"(broken l{rooms - 1}{k})" for k in range(broken)]
+    objects = " ".join(lamps) + " - lamp " + " ".join(f"r{r}" for r in range(rooms)) + " - room"
+    return (
+        f"(define (problem lamps-{rooms}-{lamps_per_room}-{broken}) (:domain lamps)\n"
+        f"  (:objects {objects})\n  (:init {' '.join(init)})\n"
+        "  (:goal (forall (?r - room) (checked ?r))))\n"
+    )
+
+
+def _fd_optimal_cost(domain: str, problem: str, tmp: Path) -> tuple[str, float]:
+    """Fast Downward's optimal plan cost (the bench extra's ``up-fast-downward``): with
+    ``astar(lmcut())`` where FD's LM-cut takes the task, else ``astar(blind())`` (FD's
+    LM-cut supports neither conditional effects nor the axioms its translator makes of
+    quantified preconditions)."""
+    # the wheel's driver, without importing the package (it needs unified-planning)
+    spec = importlib.util.find_spec("up_fast_downward")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("Fast Downward (the bench extra's up-fast-downward) is not installed")
+    driver = Path(spec.submodule_search_locations[0]) / "downward" / "fast-downward.py"
+    (tmp / "domain.pddl").write_text(domain)
+    (tmp / "problem.pddl").write_text(problem)
+    for search in ("astar(lmcut())", "astar(blind())"):
+        plan = tmp / f"plan-{search[6:11]}"
+        done = subprocess.run(
+            [sys.executable, str(driver), "--plan-file", str(plan), str(tmp / "domain.pddl"),
+             str(tmp / "problem.pddl"), "--search", search],
+            capture_output=True, text=True, check=False, timeout=300,
+        )  # fmt: skip
+        if "unsupported feature" in done.stdout or "does not support" in done.stdout:
+            continue
+        assert plan.is_file(), done.stdout[-2000:] + done.stderr[-2000:]
+        last = plan.read_text().strip().splitlines()[-1]  # "; cost = 5 (unit cost)"
+        return search, float(last.split("=")[1].split()[0])
+    raise AssertionError("FD refused both searches")
+
+
+def _fast_downward(domain: str, problem: str, search: str, tmp: Path) -> tuple[str, Path]:
+    """Fast Downward (the bench extra's ``up-fast-downward``) on the task: its output and
+    where its plan file would be."""
+    # the wheel's driver, without importing the package (it needs unified-planning)
+    spec = importlib.util.find_spec("up_fast_downward")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("Fast Downward (the bench extra's up-fast-downward) is not installed")
+    driver = Path(spec.submodule_search_locations[0]) / "downward" / "fast-downward.py"
+    (tmp / "domain.pddl").write_text(domain)
+    (tmp / "problem.pddl").write_text(problem)
+    plan = tmp / "fd-plan"
+    plan.unlink(missing_ok=True)
+    done = subprocess.run(
+        [sys.executable, str(driver), "--plan-file", str(plan), str(tmp / "domain.pddl"),
+         str(tmp / "problem.pddl"), "--search", search],
+        capture_output=True, text=True, check=False, timeout=300, cwd=tmp,
+    )  # fmt: skip
+    return done.stdout + done.stderr, plan
+
+
+def _fd_optimal_cost(domain: str, problem: str, tmp: Path) -> tuple[str, float]:
+    """Fast Downward's optimal plan cost: with ``astar(lmcut())`` where FD's LM-cut takes
+    the task, else ``astar(blind())`` (FD's LM-cut supports neither conditional effects
+    nor the axioms its translator makes of quantified preconditions)."""
+    for search in ("astar(lmcut())", "astar(blind())"):
+        out, plan = _fast_downward(domain, problem, search, tmp)
+        if "unsupported feature" in out or "does not support" in out:
+            continue
+        assert plan.is_file(), out[-3000:]
+        last = plan.read_text().strip().splitlines()[-1]  # "; cost = 5 (unit cost)"
+        return search, float(last.split("=")[1].split()[0])
+    raise AssertionError("Fast Downward refused both searches")
+
+
+@pytest.mark.parametrize(
+    ("domain", "problem"),
+    # not EITHER: FD's translator refuses `either` in action parameters
+    [(LAMPS, LAMPS_P), (LAMPS, _lamps(3, 2, 1)), (LAMPS, _lamps(2, 3, 1))],
+    ids=["lamps", "lamps-3-2-1", "lamps-2-3-1"],
+)
+def test_astar_lmcut_finds_fast_downwards_optimal_cost(
+    domain: str, problem: str, tmp_path: Path
+) -> None:
+    search, fd_cost = _fd_optimal_cost(domain, problem, tmp_path)
+    task = _problem(domain, problem)
+    result = solve(task, PlanOptions(search="astar", heuristic="lmcut"))
+    assert result.cost == fd_cost, (search, result.cost, fd_cost)
+    assert check_plan(build_plan(task, result.actions, ()), task) == []
+
+
+def test_a_task_fast_downward_proves_unsolvable_is_unsolvable_for_astar_lmcut(
+    tmp_path: Path,
+) -> None:
+    problem = _lamps(2, 3, 3)  # every lamp of the last room broken: it cannot be checked
+    out, _ = _fast_downward(LAMPS, problem, "astar(blind())", tmp_path)
+    assert "unsolvable" in out.lower(), out[-3000:]
+    with pytest.raises(UnsolvableError):
+        solve(_problem(LAMPS, problem), PlanOptions(search="astar", heuristic="lmcut"))
