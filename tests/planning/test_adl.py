@@ -192,33 +192,6 @@ def _lamps(rooms: int, lamps_per_room: int, broken: int) -> str:
     )
 
 
-def _fd_optimal_cost(domain: str, problem: str, tmp: Path) -> tuple[str, float]:
-    """Fast Downward's optimal plan cost (the bench extra's ``up-fast-downward``): with
-    ``astar(lmcut())`` where FD's LM-cut takes the task, else ``astar(blind())`` (FD's
-    LM-cut supports neither conditional effects nor the axioms its translator makes of
-    quantified preconditions)."""
-    # the wheel's driver, without importing the package (it needs unified-planning)
-    spec = importlib.util.find_spec("up_fast_downward")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("Fast Downward (the bench extra's up-fast-downward) is not installed")
-    driver = Path(spec.submodule_search_locations[0]) / "downward" / "fast-downward.py"
-    (tmp / "domain.pddl").write_text(domain)
-    (tmp / "problem.pddl").write_text(problem)
-    for search in ("astar(lmcut())", "astar(blind())"):
-        plan = tmp / f"plan-{search[6:11]}"
-        done = subprocess.run(
-            [sys.executable, str(driver), "--plan-file", str(plan), str(tmp / "domain.pddl"),
-             str(tmp / "problem.pddl"), "--search", search],
-            capture_output=True, text=True, check=False, timeout=300,
-        )  # fmt: skip
-        if "unsupported feature" in done.stdout or "does not support" in done.stdout:
-            continue
-        assert plan.is_file(), done.stdout[-2000:] + done.stderr[-2000:]
-        last = plan.read_text().strip().splitlines()[-1]  # "; cost = 5 (unit cost)"
-        return search, float(last.split("=")[1].split()[0])
-    raise AssertionError("FD refused both searches")
-
-
 def _fast_downward(domain: str, problem: str, search: str, tmp: Path) -> tuple[str, Path]:
     """Fast Downward (the bench extra's ``up-fast-downward``) on the task: its output and
     where its plan file would be."""
