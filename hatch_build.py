@@ -1,9 +1,9 @@
-"""The compiled build's C extension: hFF (src/plansmith/planning/_native.c).
+"""The compiled build's C extension, src/plansmith/planning/_native.c: hFF and successors.
 
 A hatch build hook, off by default like the mypyc one beside it in pyproject.toml
 (``[tool.hatch.build.targets.wheel.hooks.custom]``): ``make compiled`` turns both on
 (HATCH_BUILD_HOOKS_ENABLE=1, scripts/build-compiled). A plain install stays pure Python
-and runs the same algorithm in heuristics/ff.py.
+and runs the same algorithms in heuristics/ff.py and planning/_task.py.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ SOURCE = "src/plansmith/planning/_native.c"
 MODULE = "plansmith.planning._native"
 
 
-class HffExtensionHook(BuildHookInterface):  # type: ignore[type-arg]
-    """Compiles the hFF extension with the interpreter's compiler settings (setuptools)."""
+class NativeExtensionHook(BuildHookInterface):  # type: ignore[type-arg]
+    """Compiles the extension with the interpreter's compiler settings (setuptools)."""
 
     PLUGIN_NAME = "custom"
 
@@ -30,13 +30,13 @@ class HffExtensionHook(BuildHookInterface):  # type: ignore[type-arg]
         from setuptools import Distribution, Extension  # noqa: PLC0415
         from setuptools.command.build_ext import build_ext  # noqa: PLC0415
 
-        out = Path(self.directory) / "hff-extension"
+        out = Path(self.directory) / "native-extension"
         extension = Extension(
             MODULE,
             [str(Path(self.root) / SOURCE)],
             extra_compile_args=["-O3", "-Wall", "-Werror"],
         )
-        command = build_ext(Distribution({"name": "plansmith-hff", "ext_modules": [extension]}))
+        command = build_ext(Distribution({"name": "plansmith-native", "ext_modules": [extension]}))
         command.build_lib = str(out / "lib")
         command.build_temp = str(out / "temp")
         command.ensure_finalized()

@@ -16,11 +16,17 @@ import _pddl_suite as suite
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _mypyc_hook() -> dict[str, object]:
+def _hooks() -> dict[str, dict[str, object]]:
     with (ROOT / "pyproject.toml").open("rb") as f:
         config = tomllib.load(f)
-    hook: dict[str, object] = config["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]["mypyc"]
-    return hook
+    hooks: dict[str, dict[str, object]] = config["tool"]["hatch"]["build"]["targets"]["wheel"][
+        "hooks"
+    ]
+    return hooks
+
+
+def _mypyc_hook() -> dict[str, object]:
+    return _hooks()["mypyc"]
 
 
 def test_no_extension_module_sits_beside_the_sources() -> None:
@@ -31,9 +37,8 @@ def test_no_extension_module_sits_beside_the_sources() -> None:
 def test_a_plain_install_is_pure_python_and_the_compiled_one_is_opt_in() -> None:
     hook = _mypyc_hook()
     assert hook["enable-by-default"] is False
-    # the C extension of hFF (hatch_build.py) comes only with the compiled build too
-    with (ROOT / "pyproject.toml").open("rb") as f:
-        hooks = tomllib.load(f)["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]
+    # the C extension (hatch_build.py) comes only with the compiled build too
+    hooks = _hooks()
     assert hooks["custom"]["enable-by-default"] is False
     assert hooks["custom"]["path"] == "hatch_build.py"
     assert (ROOT / "hatch_build.py").is_file()

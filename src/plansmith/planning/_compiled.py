@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from types import ModuleType
+from typing import TypeVar
 
 __all__ = ["native", "native_available", "offsets"]
+
+T = TypeVar("T")
 
 
 def _load() -> ModuleType | None:
@@ -29,11 +32,11 @@ def native_available() -> bool:
     return native is not None
 
 
-def offsets(lists: Iterable[Iterable[int]]) -> tuple[list[int], list[int]]:
+def offsets(lists: Iterable[Iterable[T]]) -> tuple[list[int], list[T]]:
     """``lists`` flattened as the extension takes them: the items in order, and each
     list's start in them (one more start at the end: the number of items)."""
     starts: list[int] = []
-    items: list[int] = []
+    items: list[T] = []
     for part in lists:
         starts.append(len(items))
         items.extend(part)

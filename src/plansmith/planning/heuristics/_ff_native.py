@@ -54,13 +54,8 @@ def native_ff(relaxed: Relaxation) -> Evaluator[int] | None:
         return cost, start, end
 
     free_cost, free_start, free_end = entries([(int(w), e) for w, e in relaxed.free])
-    direct: list[tuple[int, Effects]] = []
-    direct_start: list[int] = []
-    for per_fact in relaxed.direct:
-        direct_start.append(len(direct))
-        direct.extend((int(w), e) for w, e in per_fact)
-    direct_start.append(len(direct))
-    direct_cost, direct_es, direct_ee = entries(direct)
+    direct_start, direct = offsets(relaxed.direct)
+    direct_cost, direct_es, direct_ee = entries([(int(w), e) for w, e in direct])
     group_cost, group_es, group_ee = entries(
         [(int(w), e) for w, e in zip(relaxed.group_cost, relaxed.group_effects, strict=True)]
     )
